@@ -1,0 +1,297 @@
+import { buildHit, type FinishedRequest, type Hit } from "./hit.ts";
+import { isPlainBrowser } from "./browser-ua.ts";
+import { resolveOptions, type ResolvedOptions, type SvcOptions } from "./options.ts";
+import { registerForExit, unregisterForExit } from "./exit-flush.ts";
+
+export interface SenderStats {
+  /** Hits the collector acknowledged with a 2xx. */
+  readonly sent: number;
+  /** Hits never sent: the queue was full, or they arrived after close(). */
+  readonly dropped: number;
+  /** Hits sent in a batch that failed: timeout, connection error or a non-2xx answer. They are not retried. */
+  readonly failed: number;
+  /** Hits waiting in the queue now. */
+  readonly queued: number;
+  /** Hits in the POST in flight now. */
+  readonly inFlight: number;
+}
+
+/** A delivery failure handed to onError; its message names the collector's answer, never a visitor's data. */
+export class SvcSendError extends Error {
+  override readonly name = "SvcSendError";
+}
+
+// The collector refuses bodies over 64 KB (SPEC "Limits"); 1 KB of margin for the array brackets and any
+// proxy that counts differently.
+const MAX_BODY_BYTES = 63 * 1024;
+
+function utf8Length(s: string): number {
+  let bytes = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
+interface Waiter {
+  readonly seq: number;
+  readonly resolve: () => void;
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+function unref(timer: Timer): Timer {
+  // Node timers have unref(); browsers and workerd return a number. An unref'd timer never keeps a host process alive.
+  const t = timer as { unref?: () => void };
+  if (typeof t.unref === "function") t.unref();
+  return timer;
+}
+
+/**
+ * The one sender behind every adapter: a bounded FIFO of hits, sent as JSON arrays of up to `batchSize` hits
+ * (and 63 KB), when a batch is full or `flushIntervalMs` after the first waiting hit, one POST at a time.
+ * Nothing it does throws into, or waits inside, the host's request handling.
+ */
+export class HitSender {
+  readonly options: ResolvedOptions;
+  #queue: Hit[] = [];
+  /** Sequence number of the last hit accepted into the queue; hits are numbered from 1 in FIFO order. */
+  #enqueued = 0;
+  /** Every hit with a sequence number up to this one has left the queue and its POST has settled. */
+  #settled = 0;
+  /** Hits up to this sequence number are to be sent now, full batch or not (timer, flush, close). */
+  #dueUpTo = 0;
+  #waiters: Waiter[] = [];
+  #timer: Timer | undefined;
+  #timerDelay = 0;
+  #running: Promise<void> | undefined;
+  #inFlight = 0;
+  #sent = 0;
+  #dropped = 0;
+  #failed = 0;
+  #closed = false;
+
+  constructor(options: SvcOptions) {
+    this.options = resolveOptions(options);
+    if (this.options.flushOnExit) registerForExit(this);
+  }
+
+  /** Whether a request with this user agent is reported (`humans: false` skips plain browsers). */
+  wants(userAgent: string | null | undefined): boolean {
+    return this.options.humans || !isPlainBrowser(userAgent);
+  }
+
+  /** Queue the hit of a finished request. Never throws; returns at once. */
+  record(request: FinishedRequest): void {
+    this.#accept(request);
+  }
+
+  /**
+   * Queue the hit and return a promise that settles when its batch was delivered or given up (never rejects):
+   * hand it to `waitUntil` on runtimes that end work when the response is sent.
+   */
+  recordAndWait(request: FinishedRequest): Promise<void> {
+    const seq = this.#accept(request);
+    return seq === 0 ? Promise.resolve() : this.#waitFor(seq);
+  }
+
+  /** Queue a ready-made hit (for custom adapters). Returns false when it was dropped. */
+  enqueue(hit: Hit): boolean {
+    return this.#enqueue(hit) !== 0;
+  }
+
+  /** Send everything queued so far now; settles (never rejects) when those hits were delivered or given up. */
+  flush(): Promise<void> {
+    const target = this.#enqueued;
+    if (target <= this.#settled) return Promise.resolve();
+    this.#dueUpTo = Math.max(this.#dueUpTo, target);
+    this.#kick();
+    return this.#waitFor(target);
+  }
+
+  /** Flush, then refuse further hits (they count as dropped) and release the exit hooks. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      unregisterForExit(this);
+    }
+    await this.flush();
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  stats(): SenderStats {
+    return {
+      sent: this.#sent,
+      dropped: this.#dropped,
+      failed: this.#failed,
+      queued: this.#queue.length,
+      inFlight: this.#inFlight,
+    };
+  }
+
+  #accept(request: FinishedRequest): number {
+    let hit: Hit;
+    try {
+      hit = buildHit(this.options, request);
+    } catch (error) {
+      // A request object no adapter foresaw must not break the host: count it and tell the operator.
+      this.#dropped++;
+      this.#report(new SvcSendError(`svc: could not build a hit: ${error instanceof Error ? error.message : String(error)}`));
+      return 0;
+    }
+    return this.#enqueue(hit);
+  }
+
+  #enqueue(hit: Hit): number {
+    if (this.#closed || this.#queue.length >= this.options.maxQueue) {
+      this.#dropped++;
+      return 0;
+    }
+    this.#queue.push(hit);
+    const seq = ++this.#enqueued;
+    if (this.#running === undefined) {
+      // Deferred even when the batch is full: the caller may be on the host's response path (Hono, Next),
+      // and starting a fetch there would cost it ~0.1 ms.
+      this.#arm(this.#queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
+    }
+    return seq;
+  }
+
+  #arm(delay: number): void {
+    if (this.#timer !== undefined) {
+      if (this.#timerDelay <= delay) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timerDelay = delay;
+    this.#timer = unref(
+      setTimeout(() => {
+        this.#timer = undefined;
+        this.#dueUpTo = Math.max(this.#dueUpTo, this.#enqueued);
+        this.#kick();
+      }, delay),
+    );
+  }
+
+  #sendNow(): boolean {
+    const waiting = this.#queue.length;
+    if (waiting === 0) return false;
+    const headSeq = this.#enqueued - waiting + 1;
+    return waiting >= this.options.batchSize || headSeq <= this.#dueUpTo;
+  }
+
+  #kick(): void {
+    if (this.#running !== undefined) return;
+    if (!this.#sendNow()) {
+      if (this.#queue.length > 0) this.#arm(this.options.flushIntervalMs);
+      return;
+    }
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#running = this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#sendNow()) {
+        const { body, count } = this.#takeBatch();
+        this.#inFlight = count;
+        await this.#post(body, count);
+        this.#inFlight = 0;
+        this.#settled += count;
+        this.#wake();
+      }
+    } finally {
+      this.#running = undefined;
+      if (this.#queue.length > 0) this.#arm(this.#sendNow() ? 0 : this.options.flushIntervalMs);
+    }
+  }
+
+  #takeBatch(): { body: string; count: number } {
+    const limit = Math.min(this.options.batchSize, this.#queue.length);
+    const parts: string[] = [];
+    let bytes = 2;
+    for (let i = 0; i < limit; i++) {
+      const json = JSON.stringify(this.#queue[i]);
+      const size = utf8Length(json) + 1;
+      // A single hit is at most ~31 KB (capped fields, worst-case escaping), so a batch always takes at least one.
+      if (i > 0 && bytes + size > MAX_BODY_BYTES) break;
+      parts.push(json);
+      bytes += size;
+    }
+    this.#queue.splice(0, parts.length);
+    return { body: `[${parts.join(",")}]`, count: parts.length };
+  }
+
+  async #post(body: string, count: number): Promise<void> {
+    try {
+      const response = await fetch(this.options.endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      // Read the (empty) body so the connection goes back to the pool.
+      await response.arrayBuffer().catch(() => undefined);
+      if (response.ok) {
+        this.#sent += count;
+      } else {
+        this.#failed += count;
+        this.#report(new SvcSendError(`svc: the collector answered ${response.status} to a batch of ${count} hits`));
+      }
+    } catch (error) {
+      this.#failed += count;
+      const reason = error instanceof Error ? (error.name === "TimeoutError" ? `no answer within ${this.options.timeoutMs} ms` : describe(error)) : String(error);
+      this.#report(new SvcSendError(`svc: could not deliver a batch of ${count} hits to ${this.options.endpoint}: ${reason}`, { cause: error }));
+    }
+  }
+
+  #report(error: Error): void {
+    const onError = this.options.onError;
+    if (onError === undefined) return;
+    try {
+      const result: unknown = onError(error);
+      // An async onError that rejects must not become an unhandled rejection in the host.
+      if (result !== null && typeof result === "object" && typeof (result as PromiseLike<unknown>).then === "function") {
+        (result as PromiseLike<unknown>).then(undefined, () => undefined);
+      }
+    } catch {
+      // onError is the host's code; its failure is not ours to rethrow.
+    }
+  }
+
+  #waitFor(seq: number): Promise<void> {
+    if (seq <= this.#settled) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#waiters.push({ seq, resolve });
+    });
+  }
+
+  #wake(): void {
+    // Waiters are added with non-decreasing sequence numbers, except flush() after recordAndWait of later hits;
+    // a filter keeps it correct without relying on order.
+    if (this.#waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.#waiters) {
+      if (w.seq <= this.#settled) w.resolve();
+      else still.push(w);
+    }
+    this.#waiters = still;
+  }
+}
+
+function describe(error: Error): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const code = cause !== null && typeof cause === "object" ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? `${error.message} (${code})` : error.message;
+}
+
+/** Build a sender, or pass through one that adapters share. */
+export function createSender(options: SvcOptions | HitSender): HitSender {
+  return options instanceof HitSender ? options : new HitSender(options);
+}
