@@ -1,0 +1,132 @@
+// The body of POST /api/event (SPEC "Browser event"). `BrowserEventBody` is the one definition of its shape and
+// limits and produces the client errors; `isCommonValidBody` is a hand-written check of the same rules that lets the
+// valid case skip the Schema interpreter (measured in core/README.md "Benchmarks"). The fast path may only accept
+// what the Schema accepts — test/schema.test.ts checks that on every fixture.
+
+import { Result, Schema } from "effect";
+import type { FieldError, Utm } from "../types.ts";
+import { utmFromUrl } from "../traffic/url-parts.ts";
+import { fieldErrors } from "./field-errors.ts";
+import { LIMITS } from "./limits.ts";
+import { arePropsValid, dropEmailProps, isPlainObject, PropsSchema, type Props } from "./props.ts";
+
+export type Decoded<T> = { ok: true; value: T; droppedProps: number } | { ok: false; errors: FieldError[] };
+
+export interface BrowserEvent {
+  /** Site domain, trimmed and lowercased. */
+  readonly d: string;
+  /** Event name; "pageview" when absent. */
+  readonly n: string;
+  readonly u: string;
+  /** Referrer URL; null for none ("" and null alike). */
+  readonly r: string | null;
+  /** Page hostname, lowercased; null when absent. */
+  readonly h: string | null;
+  readonly w: number | null;
+  /** Props with e-mail-like entries removed; {} when absent. */
+  readonly p: Props;
+  readonly utm: Utm;
+}
+
+const string = (what: string) => Schema.String.annotate({ message: `must be ${what}` });
+const notBlank = (what: string) => Schema.makeFilter((s: string) => s.trim() !== "", { message: `must be ${what}` });
+const maxLength = (max: number) => Schema.isMaxLength(max, { message: `must be at most ${max} characters` });
+const optionalNullable = <S extends Schema.Constraint>(schema: S, what: string) =>
+  Schema.optionalKey(Schema.NullOr(schema).annotate({ message: `must be ${what} or null` }));
+
+export const HTTP_URL = /^https?:\/\/[^\s/?#]+/i;
+
+const Domain = string("a domain name").check(notBlank("a domain name"), maxLength(LIMITS.domain));
+const Utm = string("a string").check(maxLength(LIMITS.utm));
+
+export const BrowserEventBody = Schema.Struct({
+  d: Domain,
+  n: optionalNullable(string("an event name").check(notBlank("a non-empty event name"), maxLength(LIMITS.eventName)), "an event name"),
+  u: string("an absolute http(s) URL").check(
+    maxLength(LIMITS.url),
+    Schema.isPattern(HTTP_URL, { message: "must be an absolute http(s) URL" }),
+  ),
+  r: optionalNullable(string("a referrer URL").check(maxLength(LIMITS.referrer)), "a referrer URL"),
+  h: optionalNullable(string("a hostname").check(maxLength(LIMITS.hostname)), "a hostname"),
+  w: optionalNullable(
+    Schema.Number.annotate({ message: "must be a screen width in pixels" }).check(
+      Schema.isInt({ message: "must be a whole number of pixels" }),
+      Schema.isBetween({ minimum: 0, maximum: LIMITS.screenWidth }, { message: `must be between 0 and ${LIMITS.screenWidth}` }),
+    ),
+    "a screen width in pixels",
+  ),
+  p: optionalNullable(PropsSchema, "a JSON object of props"),
+  utm_source: optionalNullable(Utm, "a string"),
+  utm_medium: optionalNullable(Utm, "a string"),
+  utm_campaign: optionalNullable(Utm, "a string"),
+  utm_term: optionalNullable(Utm, "a string"),
+  utm_content: optionalNullable(Utm, "a string"),
+}).annotate({ message: "must be a JSON object" });
+
+export type BrowserEventWire = typeof BrowserEventBody.Type;
+
+const decodeWithSchema = Schema.decodeUnknownResult(BrowserEventBody, { errors: "all" });
+
+const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+
+function optionalString(v: unknown, max: number): boolean {
+  return v === undefined || v === null || (typeof v === "string" && v.length <= max);
+}
+
+function isCommonValidBody(b: unknown): b is BrowserEventWire {
+  if (!isPlainObject(b)) return false;
+  const { d, n, u, w, p } = b;
+  if (typeof d !== "string" || d.length > LIMITS.domain || d.trim() === "") return false;
+  if (n !== undefined && n !== null && (typeof n !== "string" || n.length > LIMITS.eventName || n.trim() === "")) return false;
+  if (typeof u !== "string" || u.length > LIMITS.url || !HTTP_URL.test(u)) return false;
+  if (!optionalString(b.r, LIMITS.referrer) || !optionalString(b.h, LIMITS.hostname)) return false;
+  if (w !== undefined && w !== null && !(Number.isInteger(w) && (w as number) >= 0 && (w as number) <= LIMITS.screenWidth)) return false;
+  if (p !== undefined && p !== null && !(isPlainObject(p) && arePropsValid(p))) return false;
+  for (const key of UTM_KEYS) if (!optionalString(b[key], LIMITS.utm)) return false;
+  return true;
+}
+
+function utmValue(v: string | null | undefined): string | null {
+  if (v === undefined || v === null) return null;
+  const trimmed = v.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+function normalise(b: BrowserEventWire): Decoded<BrowserEvent> {
+  const { props, dropped } = dropEmailProps((b.p ?? {}) as Props);
+  // Each utm_* comes from its body key when sent, else from the page URL's query, so a hand-written client that
+  // only sends `u` gets the same campaign attribution as the tracker.
+  const hasBodyUtm = UTM_KEYS.some((k) => b[k] !== undefined && b[k] !== null);
+  const fromUrl = utmFromUrl(b.u);
+  const utm: Utm = hasBodyUtm
+    ? {
+        utm_source: utmValue(b.utm_source) ?? fromUrl.utm_source,
+        utm_medium: utmValue(b.utm_medium) ?? fromUrl.utm_medium,
+        utm_campaign: utmValue(b.utm_campaign) ?? fromUrl.utm_campaign,
+        utm_term: utmValue(b.utm_term) ?? fromUrl.utm_term,
+        utm_content: utmValue(b.utm_content) ?? fromUrl.utm_content,
+      }
+    : fromUrl;
+  const h = b.h === undefined || b.h === null ? "" : b.h.trim().toLowerCase();
+  return {
+    ok: true,
+    droppedProps: dropped,
+    value: {
+      d: b.d.trim().toLowerCase(),
+      n: b.n ?? "pageview",
+      u: b.u,
+      r: b.r === undefined || b.r === null || b.r === "" ? null : b.r,
+      h: h === "" ? null : h,
+      w: b.w ?? null,
+      p: props,
+      utm,
+    },
+  };
+}
+
+/** Decode a JSON.parse'd POST /api/event body; errors list every bad field with its path (`p.plan`, `w`). */
+export function decodeBrowserEvent(input: unknown): Decoded<BrowserEvent> {
+  if (isCommonValidBody(input)) return normalise(input);
+  const result = decodeWithSchema(input);
+  return Result.isSuccess(result) ? normalise(result.success) : { ok: false, errors: fieldErrors(result.failure.issue) };
+}
