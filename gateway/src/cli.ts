@@ -1,0 +1,140 @@
+// The operator CLI: `npm run svc -- site add|list|rename …`. Uses the same database as the gateway
+// (DATABASE_URL, else the embedded server under SVC_DATA_DIR, attaching to it when the gateway runs it).
+// Exit codes: 0 done, 2 a mistake in the command or its input (one line on stderr), 1 anything else.
+import { parseArgs } from "node:util";
+import { openDatabase, type Database } from "./storage/database.ts";
+import { addSite, listSites, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
+import { isStorageError } from "./storage/storage-error.ts";
+
+const HELP = `svc — operator commands
+
+Usage:
+  npm run svc -- site add <domain> [--retention DAYS] [--name NAME] [--json]
+  npm run svc -- site list [--json]
+  npm run svc -- site rename <id> <domain> [--json]
+  npm run svc -- --help
+
+  <domain>     the hostname the tracker reports (location.hostname): "https://Example.com/x" is stored
+               as example.com; www.example.com is a different site from example.com
+  --retention  days of raw rows and rollups to keep, ${MIN_RETENTION_DAYS}..${MAX_RETENTION_DAYS} (default ${DEFAULT_RETENTION_DAYS} = 13 months)
+  --name       a display name
+  --json       print JSON instead of text
+
+Environment:
+  DATABASE_URL   PostgreSQL to use; unset = the embedded PostgreSQL of the gateway
+  SVC_DATA_DIR   where the embedded PostgreSQL keeps its data (default ./.svc-data)
+`;
+
+class UsageError extends Error {}
+
+interface Parsed {
+  positionals: string[];
+  retention: string | undefined;
+  name: string | undefined;
+  json: boolean;
+  help: boolean;
+}
+
+function parse(argv: string[]): Parsed {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        retention: { type: "string" },
+        name: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    return { positionals, retention: values.retention, name: values.name, json: values.json === true, help: values.help === true };
+  } catch (error) {
+    throw new UsageError((error as Error).message.split("\n")[0]!);
+  }
+}
+
+function parseRetention(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--retention must be a whole number of days (${MIN_RETENTION_DAYS}..${MAX_RETENTION_DAYS}), got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function parseId(text: string): number {
+  if (!/^\d{1,10}$/.test(text) || Number(text) < 1) throw new UsageError(`site id must be a positive whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function table(sites: SiteRecord[]): string {
+  const header = ["ID", "DOMAIN", "NAME", "RETENTION", "CREATED"];
+  const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.created_at.slice(0, 10)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
+}
+
+async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({
+    url: process.env.DATABASE_URL || null,
+    dataDir: process.env.SVC_DATA_DIR || "./.svc-data",
+    // Only what helps the operator: the embedded server being started or joined.
+    log: (line) => { if (line.includes("embedded")) process.stderr.write(`svc: ${line}\n`); },
+    poolSize: 2,
+  });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const args = parse(argv);
+  const [group, command, ...rest] = args.positionals;
+  if (args.help || group === undefined || group === "help") {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (group !== "site") throw new UsageError(`unknown command ${JSON.stringify(group)} (try --help)`);
+  const print = (text: string, value: unknown): void => {
+    process.stdout.write(args.json ? JSON.stringify(value, null, 2) + "\n" : text + "\n");
+  };
+
+  switch (command) {
+    case "add": {
+      if (rest.length !== 1) throw new UsageError("usage: site add <domain> [--retention DAYS] [--name NAME]");
+      const retention = parseRetention(args.retention);
+      const site = await withDatabase((db) => addSite(db.pool, { domain: rest[0]!, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }) }));
+      print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days)`, site);
+      return;
+    }
+    case "list": {
+      if (rest.length !== 0) throw new UsageError("usage: site list [--json]");
+      const sites = await withDatabase((db) => listSites(db.pool));
+      print(sites.length === 0 ? "no sites yet; add one with: npm run svc -- site add <domain>" : table(sites), sites);
+      return;
+    }
+    case "rename": {
+      if (rest.length !== 2) throw new UsageError("usage: site rename <id> <domain>");
+      const id = parseId(rest[0]!);
+      const site = await withDatabase((db) => updateSite(db.pool, id, { domain: rest[1]! }));
+      print(`site ${site.id} is now ${site.domain}`, site);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown site command ${JSON.stringify(command ?? "")}: use add, list or rename (try --help)`);
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError || isStorageError(error)) {
+    process.stderr.write(`svc: ${error.message}\n`);
+    process.exitCode = 2;
+  } else {
+    const code = (error as { code?: string }).code;
+    const reach = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "3D000";
+    process.stderr.write(`svc: ${reach ? "cannot use the database: " : ""}${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

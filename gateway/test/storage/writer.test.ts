@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { EventRow, HitRow } from "../../src/storage/rows.ts";
+import { commitBatch, mergeRollups } from "../../src/storage/writer.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
+
+const NOW = Date.UTC(2026, 10, 21, 9, 0, 0);
+const HOUR = 3_600_000;
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ nowMs: NOW });
+});
+afterAll(async () => {
+  await db.drop();
+});
+beforeEach(async () => {
+  await db.pool.query("truncate events, hits, rollup_hourly, rollup_daily");
+});
+
+// Strings that the COPY text format must escape, or that look like its own syntax.
+const TRICKY_STRINGS: Array<[label: string, input: string, stored: string]> = [
+  ["tab", "a\tb", "a\tb"],
+  ["newline", "line1\nline2", "line1\nline2"],
+  ["carriage return", "a\r\nb", "a\r\nb"],
+  ["backslash", "C:\\path\\", "C:\\path\\"],
+  ["literal \\N is text, not null", "\\N", "\\N"],
+  ["bytea-looking text", "\\x41", "\\x41"],
+  ["unicode", "ünïcödé 日本語 🚀", "ünïcödé 日本語 🚀"],
+  ["empty", "", ""],
+  ["quotes", `"double" 'single'`, `"double" 'single'`],
+  ["NUL is dropped (PostgreSQL text cannot hold it)", "a\0b", "ab"],
+];
+
+async function readEvents(): Promise<Array<Record<string, unknown>>> {
+  const result = await db.pool.query("select *, tableoid::regclass::text as partition from events order by ts");
+  return result.rows;
+}
+
+function expectedEvent(row: EventRow): Record<string, unknown> {
+  return { ...row, ts: new Date(row.ts) };
+}
+
+describe("commitBatch", () => {
+  it("round-trips every column of events and hits, nulls included, into the month's partition", async () => {
+    const full = eventRow({ props: { plan: "pro", seats: 3, trial: false } });
+    const sparse = eventRow({
+      ts: full.ts + 1,
+      hostname: null, referrer_host: null, source: null,
+      utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null,
+      country: null, browser: null, os: null, screen_width: null, ai_name: null, props: null,
+      visitor_hash: visitorHash("v2"),
+    });
+    const hitFull = hitRow({ referrer_host: "chatgpt.com", source: "ChatGPT", channel: "ai", utm_source: "chatgpt.com", utm_medium: "referral", utm_campaign: "c", utm_term: "t", utm_content: "x", country: "US", browser: "Chrome", os: "macOS" });
+    const hitSparse = hitRow({ ts: hitFull.ts + 1, status: 404, method: "HEAD" });
+    await commitBatch(db.pool, { events: [full, sparse], hits: [hitFull, hitSparse], rollups: [] });
+
+    const events = await readEvents();
+    expect(events.map(({ partition, ...row }) => row)).toEqual([expectedEvent(full), expectedEvent(sparse)]);
+    expect(events.map((row) => row.partition)).toEqual(["events_2026_11", "events_2026_11"]);
+
+    const hits = await db.pool.query("select *, tableoid::regclass::text as partition from hits order by ts");
+    expect(hits.rows.map(({ partition, ...row }) => row)).toEqual([
+      { ...hitFull, ts: new Date(hitFull.ts) },
+      { ...hitSparse, ts: new Date(hitSparse.ts) },
+    ]);
+    expect(hits.rows[0].partition).toBe("hits_2026_11");
+  });
+
+  it.each(TRICKY_STRINGS)("stores %s exactly in text, nullable text and jsonb", async (_label, input, stored) => {
+    const row = eventRow({ page: input, name: input, utm_term: input, props: { [`k${input}`]: input, n: 1.5, ok: true } });
+    const hit = hitRow({ page: input, os: input });
+    await commitBatch(db.pool, { events: [row], hits: [hit], rollups: [rollupDelta({ value: input })] });
+    const event = (await db.pool.query("select page, name, utm_term, props from events")).rows[0];
+    expect(event).toEqual({ page: stored, name: stored, utm_term: stored, props: { [`k${stored}`]: stored, n: 1.5, ok: true } });
+    const storedHit = (await db.pool.query("select page, os from hits")).rows[0];
+    expect(storedHit).toEqual({ page: stored, os: stored });
+    const rollup = (await db.pool.query("select value from rollup_hourly")).rows[0];
+    expect(rollup).toEqual({ value: stored });
+  });
+
+  it("stores any 32 bytes of visitor_hash, including zero and 0xff bytes", async () => {
+    const hashes = [Buffer.alloc(32, 0), Buffer.alloc(32, 0xff), visitorHash("x")];
+    await commitBatch(db.pool, { events: hashes.map((h, i) => eventRow({ ts: NOW + i, visitor_hash: h })), hits: [], rollups: [] });
+    const rows = (await db.pool.query<{ visitor_hash: Buffer }>("select visitor_hash from events order by ts")).rows;
+    expect(rows.map((r) => r.visitor_hash)).toEqual(hashes);
+  });
+
+  it("writes 2,000 rows spread over several COPY chunks", async () => {
+    const events = Array.from({ length: 2000 }, (_, i) => eventRow({ ts: NOW + i, page: `/p/${i}/${"x".repeat(i % 50)}` }));
+    await commitBatch(db.pool, { events, hits: [], rollups: [] });
+    const result = await db.pool.query("select count(*)::int as n, count(distinct page)::int as pages from events");
+    expect(result.rows[0]).toEqual({ n: 2000, pages: 2000 });
+  });
+
+  it("merges deltas of one key, then adds them to what the rollups already hold", async () => {
+    const h8 = Date.UTC(2026, 10, 21, 8);
+    await commitBatch(db.pool, {
+      events: [],
+      hits: [],
+      rollups: [
+        rollupDelta({ hour: h8, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 1 }),
+        rollupDelta({ hour: h8, pageviews: 2, events: 2, visitors_hour: 1, visitors_day: 0 }),
+        rollupDelta({ hour: h8 + HOUR, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 0 }),
+        rollupDelta({ hour: h8, dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors_hour: 2, visitors_day: 2 }),
+        rollupDelta({ hour: h8, actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors_hour: 1, visitors_day: 1 }),
+      ],
+    });
+    // A second batch on the same keys: the upsert adds.
+    await commitBatch(db.pool, {
+      events: [],
+      hits: [],
+      rollups: [rollupDelta({ hour: h8, pageviews: 5, events: 6, hits: 7, visitors_hour: 2, visitors_day: 3 })],
+    });
+    const hourly = await db.pool.query(
+      "select extract(epoch from bucket)::bigint * 1000 as bucket, actor, dim, value, pageviews::int, events::int, hits::int, visitors::int from rollup_hourly order by bucket, actor, dim, value",
+    );
+    expect(hourly.rows.map((r) => ({ ...r, bucket: Number(r.bucket) }))).toEqual([
+      { bucket: h8, actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors: 1 },
+      { bucket: h8, actor: "human", dim: "page", value: "/pricing", pageviews: 8, events: 9, hits: 7, visitors: 4 },
+      { bucket: h8, actor: "human", dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors: 2 },
+      { bucket: h8 + HOUR, actor: "human", dim: "page", value: "/pricing", pageviews: 1, events: 1, hits: 0, visitors: 1 },
+    ]);
+    const daily = await db.pool.query(
+      "select bucket::text, actor, dim, value, pageviews::int, events::int, hits::int, visitors::int from rollup_daily order by actor, dim, value",
+    );
+    expect(daily.rows).toEqual([
+      { bucket: "2026-11-21", actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors: 1 },
+      { bucket: "2026-11-21", actor: "human", dim: "page", value: "/pricing", pageviews: 9, events: 10, hits: 7, visitors: 4 },
+      { bucket: "2026-11-21", actor: "human", dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors: 2 },
+    ]);
+  });
+
+  it("puts the 23:00 UTC hour in its own day, not the next", async () => {
+    const lateHour = Date.UTC(2026, 10, 21, 23);
+    await commitBatch(db.pool, { events: [], hits: [], rollups: [rollupDelta({ hour: lateHour }), rollupDelta({ hour: lateHour + HOUR })] });
+    const daily = await db.pool.query("select bucket::text, pageviews::int from rollup_daily order by bucket");
+    expect(daily.rows).toEqual([{ bucket: "2026-11-21", pageviews: 1 }, { bucket: "2026-11-22", pageviews: 1 }]);
+  });
+
+  it("concurrent batches touching the same keys in opposite orders neither deadlock nor lose counts", async () => {
+    const keys = Array.from({ length: 50 }, (_, i) => rollupDelta({ value: `/k${i}` }));
+    const batches = Array.from({ length: 8 }, (_, b) => ({
+      events: [],
+      hits: [],
+      rollups: b % 2 === 0 ? keys : [...keys].reverse(),
+    }));
+    await Promise.all(batches.map((batch) => commitBatch(db.pool, batch)));
+    const result = await db.pool.query("select count(*)::int as keys, sum(pageviews)::int as pageviews, min(pageviews)::int as low from rollup_hourly");
+    expect(result.rows[0]).toEqual({ keys: 50, pageviews: 400, low: 8 });
+  });
+
+  it("leaves nothing behind when any part of the batch fails, and the pool stays usable", async () => {
+    // status 70000 does not fit the smallint column: the hits COPY fails after the events COPY succeeded.
+    const failing = { events: [eventRow()], hits: [hitRow({ status: 70_000 })], rollups: [rollupDelta()] };
+    await expect(commitBatch(db.pool, failing)).rejects.toThrow(/smallint|out of range/);
+    // A rollup the database rejects (bigint overflow) after both COPYs succeeded.
+    const overflow = { events: [eventRow()], hits: [hitRow()], rollups: [rollupDelta({ pageviews: 2 ** 63 })] };
+    await expect(commitBatch(db.pool, overflow)).rejects.toThrow();
+    // A row the encoder rejects never reaches the database.
+    const bad = { events: [eventRow({ screen_width: 1.5 })], hits: [], rollups: [] };
+    await expect(commitBatch(db.pool, bad)).rejects.toThrow(/not an integer/);
+
+    const counts = await db.pool.query(
+      "select (select count(*) from events)::int as events, (select count(*) from hits)::int as hits, (select count(*) from rollup_hourly)::int as hourly, (select count(*) from rollup_daily)::int as daily",
+    );
+    expect(counts.rows[0]).toEqual({ events: 0, hits: 0, hourly: 0, daily: 0 });
+    await commitBatch(db.pool, { events: [eventRow()], hits: [hitRow()], rollups: [rollupDelta()] });
+    const after = await db.pool.query("select (select count(*) from events)::int as events, (select count(*) from rollup_daily)::int as daily");
+    expect(after.rows[0]).toEqual({ events: 1, daily: 1 });
+  });
+
+  it("does nothing for an empty batch", async () => {
+    await commitBatch(db.pool, { events: [], hits: [], rollups: [] });
+    const result = await db.pool.query("select count(*)::int as n from events");
+    expect(result.rows[0].n).toBe(0);
+  });
+});
+
+describe("mergeRollups", () => {
+  const day = Date.UTC(2026, 10, 21);
+  it.each([
+    {
+      label: "same key summed, visitors_hour for hours",
+      granularity: "hour" as const,
+      deltas: [rollupDelta({ visitors_hour: 1, visitors_day: 1 }), rollupDelta({ visitors_hour: 1, visitors_day: 0 })],
+      expected: [{ bucket: Date.UTC(2026, 10, 21, 8), pageviews: 2, visitors: 2 }],
+    },
+    {
+      label: "two hours of one day become one daily key with visitors_day",
+      granularity: "day" as const,
+      deltas: [rollupDelta({ visitors_day: 1 }), rollupDelta({ hour: Date.UTC(2026, 10, 21, 9), visitors_day: 0 })],
+      expected: [{ bucket: day, pageviews: 2, visitors: 1 }],
+    },
+    {
+      label: "all-zero deltas are dropped",
+      granularity: "hour" as const,
+      deltas: [rollupDelta({ pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0 })],
+      expected: [],
+    },
+  ])("$label", ({ granularity, deltas, expected }) => {
+    const merged = mergeRollups(deltas, granularity).map((r) => ({ bucket: r.bucket, pageviews: r.pageviews, visitors: r.visitors }));
+    expect(merged).toEqual(expected);
+  });
+
+  it("sorts keys by site, bucket, actor, dim, value", () => {
+    const merged = mergeRollups(
+      [
+        rollupDelta({ site_id: 2, value: "/a" }),
+        rollupDelta({ site_id: 1, value: "/b" }),
+        rollupDelta({ site_id: 1, actor: "bot", value: "/a" }),
+        rollupDelta({ site_id: 1, value: "/a" }),
+        rollupDelta({ site_id: 1, hour: Date.UTC(2026, 10, 21, 7), value: "/z" }),
+      ],
+      "hour",
+    );
+    expect(merged.map((r) => `${r.site_id} ${new Date(r.bucket).getUTCHours()} ${r.actor} ${r.value}`)).toEqual([
+      "1 7 human /z",
+      "1 8 bot /a",
+      "1 8 human /a",
+      "1 8 human /b",
+      "2 8 human /a",
+    ]);
+  });
+});

@@ -1,0 +1,101 @@
+// Starts a real gateway in-process on a fresh PostgreSQL database and a random port, with an
+// injected clock and a captured log, for tests that speak HTTP over a real socket.
+import type pg from "pg";
+import type { Clock } from "@svc/core";
+import { type Gateway, startGateway } from "../../src/app.ts";
+import { type GatewayConfig, loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import type { Database } from "../../src/storage/database.ts";
+import { addSite } from "../../src/storage/sites.ts";
+import { createTestDatabase } from "./database.ts";
+
+export class TestClock implements Clock {
+  constructor(public t: number) {}
+  now = () => this.t;
+  set(iso: string | number): void {
+    this.t = typeof iso === "number" ? iso : Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface Harness {
+  readonly gateway: Gateway;
+  readonly pool: pg.Pool;
+  readonly url: string;
+  readonly base: string;
+  readonly clock: TestClock;
+  readonly logs: string[];
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly transport?: "uws" | "node";
+  readonly env?: Record<string, string>;
+  readonly now?: string;
+  readonly sites?: readonly string[];
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const db = await createTestDatabase();
+  const clock = new TestClock(Date.parse(options.now ?? new Date().toISOString()));
+  const logs: string[] = [];
+  const config: GatewayConfig = {
+    ...loadConfig({ SVC_PORT: "0", SVC_HOST: "127.0.0.1", SVC_HTTP: options.transport ?? "uws", SVC_LOG_LEVEL: "debug", SVC_FLUSH_MS: "2", ...options.env }),
+    databaseUrl: db.url,
+  };
+  const database: Database = { pool: db.pool, url: db.url, embedded: false, close: async () => undefined };
+  for (const domain of options.sites ?? []) await addSite(db.pool, { domain });
+  const start = () => startGateway({ config, database, clock, log: createLogger("debug", (l) => logs.push(l)) });
+  let gateway = await start();
+  const harness = {
+    get gateway() {
+      return gateway;
+    },
+    pool: db.pool,
+    url: db.url,
+    get base() {
+      return `http://127.0.0.1:${gateway.port}`;
+    },
+    clock,
+    logs,
+    async restart() {
+      await gateway.stop();
+      gateway = await start();
+    },
+    async close() {
+      await gateway.stop();
+      await db.drop();
+    },
+  };
+  return harness as Harness;
+}
+
+export const UA = {
+  chrome: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  gptbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+  claudebot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)",
+  chatgptUser: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot",
+  headless: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
+  googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+  curl: "curl/8.5.0",
+} as const;
+
+export async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" || body instanceof Uint8Array ? (body as string) : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, json, headers: res.headers };
+}
