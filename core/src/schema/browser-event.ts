@@ -32,7 +32,9 @@ const string = (what: string) => Schema.String.annotate({ message: `must be ${wh
 const notBlank = (what: string) => Schema.makeFilter((s: string) => s.trim() !== "", { message: `must be ${what}` });
 const maxLength = (max: number) => Schema.isMaxLength(max, { message: `must be at most ${max} characters` });
 const optionalNullable = <S extends Schema.Constraint>(schema: S, what: string) =>
-  Schema.optionalKey(Schema.NullOr(schema).annotate({ message: `must be ${what} or null` }));
+  // Nullish rather than only null: JSON never yields undefined, but the fast path treats a key set to undefined
+  // as absent, and both decoders must agree on every input.
+  Schema.optionalKey(Schema.NullishOr(schema).annotate({ message: `must be ${what} or null` }));
 
 export const HTTP_URL = /^https?:\/\/[^\s/?#]+/i;
 
@@ -124,9 +126,13 @@ function normalise(b: BrowserEventWire): Decoded<BrowserEvent> {
   };
 }
 
-/** Decode a JSON.parse'd POST /api/event body; errors list every bad field with its path (`p.plan`, `w`). */
-export function decodeBrowserEvent(input: unknown): Decoded<BrowserEvent> {
-  if (isCommonValidBody(input)) return normalise(input);
+/** The Schema alone, without the fast path: what decodeBrowserEvent must always agree with (tests, bench). */
+export function decodeBrowserEventWithSchema(input: unknown): Decoded<BrowserEvent> {
   const result = decodeWithSchema(input);
   return Result.isSuccess(result) ? normalise(result.success) : { ok: false, errors: fieldErrors(result.failure.issue) };
+}
+
+/** Decode a JSON.parse'd POST /api/event body; errors list every bad field with its path (`p.plan`, `w`). */
+export function decodeBrowserEvent(input: unknown): Decoded<BrowserEvent> {
+  return isCommonValidBody(input) ? normalise(input) : decodeBrowserEventWithSchema(input);
 }
