@@ -311,6 +311,13 @@ describe("classifyUserAgent and the UA cache", () => {
     expect(classify({ ua: long, referrer: null, utm_source: null, js: true })).toEqual({ actor: "ai_crawler", name: "GPTBot", rule: "ai_crawler_token" });
   });
 
+  it("treats wrongly typed fields from untyped callers as missing instead of throwing", () => {
+    const untyped = (v: unknown) => v as string;
+    expect(classify({ ua: untyped(undefined), referrer: null, utm_source: null, js: true }).rule).toBe("empty_ua");
+    expect(classify({ ua: CHROME, referrer: untyped(undefined), utm_source: untyped(42), js: true }).rule).toBe("default");
+    expect(assistantFromReferrer(untyped({ href: "https://chatgpt.com/" }))).toBeNull();
+  });
+
   it("returns frozen results that callers cannot alter for the next row", () => {
     const got = classify({ ua: CHROME, referrer: null, utm_source: null, js: true });
     expect(Object.isFrozen(got)).toBe(true);

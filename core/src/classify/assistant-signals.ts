@@ -91,7 +91,8 @@ function parseUrl(s: string): URL | null {
  * `x.com` counts only with a path at or below `/i/grok`; `android-app://com.openai.chatgpt/` is ChatGPT.
  */
 export function assistantFromReferrer(referrer: string | null): string | null {
-  if (referrer === null || referrer === "") return null;
+  // The type says string | null; a JS caller passing undefined or a number gets "no referrer", not a crash.
+  if (typeof referrer !== "string" || referrer === "") return null;
   const host = plainHttpHost(referrer);
   if (host !== undefined) {
     return nameForHttpUrl(host, () => {
@@ -110,6 +111,6 @@ export function assistantFromReferrer(referrer: string | null): string | null {
 
 /** The assistant a `utm_source` names, or null: exact match after trimming, lowercasing and one `www.` stripped. */
 export function assistantFromUtmSource(utmSource: string | null): string | null {
-  if (utmSource === null) return null;
+  if (typeof utmSource !== "string") return null;
   return aiUtmValues.get(stripWww(utmSource.trim().toLowerCase())) ?? null;
 }

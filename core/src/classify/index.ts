@@ -119,7 +119,8 @@ function cachedUserAgentVerdict(ua: string): Classification {
  * decided. `js` is part of the input for the ledger but never changes the actor (corpus README).
  */
 export function classify(input: ClassifyInput): Classification {
-  const byUa = cachedUserAgentVerdict(input.ua);
+  // A non-string UA from an untyped caller is treated like a missing header (step 1), not a crash.
+  const byUa = typeof input.ua === "string" ? cachedUserAgentVerdict(input.ua) : EMPTY_UA;
   if (byUa !== HUMAN && byUa.rule !== "assistant_webview") return byUa;
   const fromReferrer = assistantFromReferrer(input.referrer);
   if (fromReferrer !== null) return referrerResults.get(fromReferrer)!;
