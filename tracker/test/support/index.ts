@@ -10,6 +10,7 @@ export {
   recordedSends,
   storageNow,
   storageProbe,
+  unhandledRejections,
   type RecordedSend,
   type StorageProbe,
   type StorageSnapshot,

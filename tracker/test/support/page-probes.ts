@@ -8,10 +8,13 @@ export interface RecordedSend {
   readonly via: "beacon" | "fetch";
   readonly url: string;
   readonly body: string;
+  /** fetch only: how the request ended, once it has. */
+  readonly settled?: "pending" | "fulfilled" | "rejected";
 }
 
 /**
- * `window.__svcSends`: every sendBeacon and fetch call, in call order. The tracker sends synchronously inside
+ * `window.__svcSends`: every sendBeacon and fetch call, in call order; `window.__svcRejections`: every
+ * unhandled promise rejection of the page. The tracker sends synchronously inside
  * the handler that triggered it, so right after an action the list is final: this is how a test proves that
  * something was NOT sent without sleeping.
  */
@@ -27,9 +30,16 @@ export const RECORD_SENDS = `(() => {
   }
   const originalFetch = window.fetch;
   window.fetch = function (input, init) {
-    sends.push({ via: "fetch", url: String(input), body: String(init && init.body) });
-    return originalFetch.call(this, input, init);
+    const record = { via: "fetch", url: String(input), body: String(init && init.body), settled: "pending" };
+    sends.push(record);
+    const result = originalFetch.call(this, input, init);
+    result.then(() => { record.settled = "fulfilled"; }, () => { record.settled = "rejected"; });
+    // The caller gets a derived promise, so a rejection it leaves unhandled still surfaces as one.
+    return result.then((response) => response);
   };
+  const rejections = [];
+  Object.defineProperty(window, "__svcRejections", { value: rejections });
+  addEventListener("unhandledrejection", (event) => rejections.push(String(event.reason)));
 })();`;
 
 /** A browser without navigator.sendBeacon; add it before RECORD_SENDS. */
@@ -116,3 +126,7 @@ export const storageProbe = (page: EvaluatingPage): Promise<StorageProbe> =>
 /** Both storages now, read without counting as a page read (needs WATCH_STORAGE). */
 export const storageNow = (page: EvaluatingPage): Promise<StorageSnapshot> =>
   page.evaluate<StorageSnapshot>("window.__svcStorageNow()");
+
+/** Unhandled promise rejections of the page so far (needs RECORD_SENDS). */
+export const unhandledRejections = (page: EvaluatingPage): Promise<string[]> =>
+  page.evaluate<string[]>("window.__svcRejections ? [...window.__svcRejections] : []");
