@@ -1,0 +1,40 @@
+// Creates site actors on first use and stops them all on shutdown.
+import type { SiteActorDeps } from "./site-actor.ts";
+import { SiteActor } from "./site-actor.ts";
+
+export class ActorRegistry {
+  private readonly actors = new Map<number, SiteActor>();
+
+  constructor(
+    private readonly mailboxSize: number,
+    private readonly deps: SiteActorDeps,
+  ) {}
+
+  get(siteId: number): SiteActor {
+    let actor = this.actors.get(siteId);
+    if (!actor) {
+      actor = new SiteActor(siteId, this.mailboxSize, this.deps);
+      actor.start();
+      this.actors.set(siteId, actor);
+    }
+    return actor;
+  }
+
+  invalidate(siteIds: ReadonlySet<number>): void {
+    for (const id of siteIds) this.actors.get(id)?.invalidate();
+  }
+
+  stats(): { active: number; mailbox_depth: number; rejected_full: number } {
+    let depth = 0;
+    let rejected = 0;
+    for (const a of this.actors.values()) {
+      depth += a.depth;
+      rejected += a.rejected;
+    }
+    return { active: this.actors.size, mailbox_depth: depth, rejected_full: rejected };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+  }
+}

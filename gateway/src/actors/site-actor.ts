@@ -1,0 +1,164 @@
+// One fiber per active site with a bounded mailbox. It alone owns the site's salt of the day, the
+// visitor state and the stamping of time, so per-site rows are hashed, counted and handed to the
+// writer in order without locks. The IP reaches this fiber only to be hashed and is dropped there.
+import { Cause, Effect, Fiber, Queue } from "effect";
+import type pg from "pg";
+import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
+import type { Logger } from "../log.ts";
+import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
+import type { GroupCommitWriter } from "../writer/group-commit.ts";
+import { forEachDayRow } from "./day-rows.ts";
+import { HOUR_MS, RollupState } from "./rollup-state.ts";
+
+const DAY_MS = 86_400_000;
+
+export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
+export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
+
+/** An enriched row waiting for its time stamp and visitor hash. */
+export type PendingRow =
+  | { readonly kind: "event"; ip: string; readonly ua: string; readonly fields: EventFields }
+  | { readonly kind: "hit"; ip: string; readonly ua: string; readonly requestedTs: number | null; readonly fields: HitFields };
+
+export interface IngestMessage {
+  readonly rows: PendingRow[];
+  readonly done: (error?: unknown) => void;
+}
+
+export interface SiteActorDeps {
+  readonly pool: pg.Pool;
+  readonly clock: Clock;
+  readonly writer: GroupCommitWriter;
+  readonly log: Logger;
+  readonly loadSalt: (siteId: number, day: string) => Promise<Buffer>;
+}
+
+export class SiteActor {
+  private readonly mailbox: Queue.Queue<IngestMessage, Cause.Done>;
+  private fiber: Fiber.Fiber<void, never> | null = null;
+  private state: RollupState | null = null;
+  private salt: Buffer | null = null;
+  private day = "";
+  private stale = false;
+  rejected = 0;
+
+  constructor(
+    readonly siteId: number,
+    mailboxSize: number,
+    private readonly deps: SiteActorDeps,
+  ) {
+    this.mailbox = Effect.runSync(Queue.bounded<IngestMessage, Cause.Done>(mailboxSize));
+  }
+
+  get depth(): number {
+    return Queue.sizeUnsafe(this.mailbox);
+  }
+
+  get visitorsToday(): number {
+    return this.state?.visitors ?? 0;
+  }
+
+  /** False when the mailbox is full: the caller answers 503 and nothing was taken. */
+  offer(message: IngestMessage): boolean {
+    const ok = Queue.offerUnsafe(this.mailbox, message);
+    if (!ok) this.rejected++;
+    return ok;
+  }
+
+  /** The database no longer matches the in-memory state (a batch failed): rebuild before the next message. */
+  invalidate(): void {
+    this.stale = true;
+  }
+
+  start(): void {
+    this.fiber = Effect.runFork(this.loop());
+  }
+
+  /** Processes what is already in the mailbox, then stops. */
+  async stop(): Promise<void> {
+    await Effect.runPromise(Queue.end(this.mailbox));
+    if (this.fiber) await Effect.runPromise(Fiber.await(this.fiber));
+  }
+
+  private loop(): Effect.Effect<void> {
+    const self = this;
+    return Effect.gen(function* () {
+      while (true) {
+        const taken = yield* Effect.result(Queue.takeAll(self.mailbox));
+        if (taken._tag === "Failure") return;
+        const messages = taken.success;
+        const now = self.deps.clock.now();
+        const ready = yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
+        if (ready._tag === "Failure") {
+          self.deps.log.error("site state unavailable; requests answered 503", { site: self.siteId, error: String(ready.failure) });
+          for (const m of messages) m.done(ready.failure);
+          continue;
+        }
+        yield* self.deps.writer.submit(self.process(messages, now));
+      }
+    });
+  }
+
+  /** Loads the salt of `now`'s day and rebuilds the visitor state when the day changed or it went stale. */
+  private async prepareDay(now: number): Promise<void> {
+    const day = utcDay(now);
+    if (day === this.day && !this.stale && this.state) return;
+    const dayStart = utcDayStart(now);
+    // Only today's salt is ever held; yesterday's is dropped here and deleted from the database
+    // by the maintenance fiber, so past hashes cannot be recomputed.
+    this.salt = null;
+    this.state = null;
+    const salt = await this.deps.loadSalt(this.siteId, day);
+    const state = new RollupState(this.siteId, dayStart);
+    const scratch = new Map<string, RollupDelta>();
+    const rows = await forEachDayRow(this.deps.pool, this.siteId, dayStart, dayStart + DAY_MS, (row) => {
+      state.observe(row, scratch);
+      if (scratch.size > 50_000) scratch.clear();
+    });
+    if (rows > 0) this.deps.log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
+    this.salt = salt;
+    this.state = state;
+    this.day = day;
+    this.stale = false;
+  }
+
+  private process(messages: readonly IngestMessage[], now: number) {
+    const state = this.state!;
+    const salt = this.salt!;
+    const events: EventRow[] = [];
+    const hits: HitRow[] = [];
+    const rollups = new Map<string, RollupDelta>();
+    const hourStart = now - (now % HOUR_MS);
+    for (const message of messages) {
+      for (const pending of message.rows) {
+        const visitor_hash = visitorHash(salt, this.siteId, pending.ip, pending.ua);
+        pending.ip = "";
+        if (pending.kind === "event") {
+          const row: EventRow = { ...pending.fields, site_id: this.siteId, ts: now, visitor_hash };
+          events.push(row);
+          state.observe({ kind: "event", ...row }, rollups);
+        } else {
+          // A middleware's own timestamp is kept when it lies in the current hour (it batches for
+          // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
+          const t = pending.requestedTs;
+          const ts = t !== null && t >= hourStart && t <= now ? t : now;
+          const row: HitRow = { ...pending.fields, site_id: this.siteId, ts, visitor_hash };
+          hits.push(row);
+          state.observe({ kind: "hit", ...row }, rollups);
+        }
+      }
+    }
+    return {
+      siteId: this.siteId,
+      events,
+      hits,
+      rollups: rollups.values(),
+      committed: () => {
+        for (const m of messages) m.done();
+      },
+      failed: (error: unknown) => {
+        for (const m of messages) m.done(error);
+      },
+    };
+  }
+}

@@ -1,0 +1,110 @@
+// The gateway process, composed: sites, actors, writer, maintenance and HTTP. `startGateway` is what
+// main.ts runs and what the tests start in-process against a real PostgreSQL.
+import { type Clock, systemClock } from "@svc/core";
+import type { GatewayConfig } from "./config.ts";
+import { errorResponse, ApiError, RejectionCounters } from "./errors.ts";
+import { openCountryLookup } from "./geo/country.ts";
+import { nodeTransport } from "./http/node.ts";
+import { Router } from "./http/router.ts";
+import type { HttpServer, HttpTransport } from "./http/transport.ts";
+import { uwsTransport } from "./http/uws.ts";
+import type { Logger } from "./log.ts";
+import { ActorRegistry } from "./actors/registry.ts";
+import { Maintenance } from "./maintenance.ts";
+import { ingestRoutes } from "./routes/ingest.ts";
+import { publicRoutes } from "./routes/public.ts";
+import { loadTrackerAsset } from "./routes/tracker-asset.ts";
+import { SiteCache } from "./sites/site-cache.ts";
+import type { Database } from "./storage/database.ts";
+import { saltForDay } from "./storage/salts.ts";
+import { commitBatch } from "./storage/writer.ts";
+import { GroupCommitWriter } from "./writer/group-commit.ts";
+
+export const BODY_LIMIT = 64 * 1024;
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly database: Database;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  readonly transport?: HttpTransport;
+}
+
+export interface Gateway {
+  readonly port: number;
+  readonly sites: SiteCache;
+  readonly writer: GroupCommitWriter;
+  readonly counters: RejectionCounters;
+  /** Stop accepting, answer what is in flight, drain mailboxes and the writer. Leaves the database open. */
+  stop(): Promise<void>;
+}
+
+export const transports: Record<GatewayConfig["transport"], HttpTransport> = { uws: uwsTransport, node: nodeTransport };
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, database, log } = options;
+  const clock = options.clock ?? systemClock;
+  const pool = database.pool;
+  const counters = new RejectionCounters();
+
+  const maintenance = new Maintenance(pool, clock, log);
+  await maintenance.runOnce();
+
+  const sites = new SiteCache(pool, database.url, log, clock.now);
+  await sites.start();
+
+  let actors: ActorRegistry | null = null;
+  const writer = new GroupCommitWriter({
+    pool,
+    commit: commitBatch,
+    batchMaxRows: config.batchMaxRows,
+    flushMs: config.flushMs,
+    capacity: 1024,
+    log,
+    onSitesInvalidated: (ids) => actors?.invalidate(ids),
+  });
+  actors = new ActorRegistry(config.mailboxSize, { pool, clock, writer, log, loadSalt: (id, day) => saltForDay(pool, id, day) });
+  writer.start();
+  maintenance.start();
+
+  const country = openCountryLookup(config.geoipPath);
+  const tracker = loadTrackerAsset(config.trackerPath);
+  if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
+
+  const router = new Router();
+  ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
+  publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, defaultPartitionRows: () => maintenance.defaultRows });
+
+  const transport = options.transport ?? transports[config.transport];
+  const server: HttpServer = await transport.listen({
+    host: config.host,
+    port: config.port,
+    bodyLimit: BODY_LIMIT,
+    tooLarge: () => {
+      counters.count("body_too_large");
+      return errorResponse(new ApiError("body_too_large"));
+    },
+    closing: () => errorResponse(new ApiError("unavailable", "shutting down")),
+    handler: router.handler(),
+    onHandlerError: (error) => {
+      if (!(error instanceof ApiError)) log.error("unhandled error in a route", { error: error instanceof Error ? error.message : String(error) });
+      return errorResponse(error);
+    },
+  });
+  log.info("gateway listening", { port: server.port, transport: transport.name, sites: sites.size });
+
+  return {
+    port: server.port,
+    sites,
+    writer,
+    counters,
+    async stop() {
+      await server.close();
+      await actors!.stop();
+      await writer.stop();
+      await maintenance.stop();
+      await sites.stop();
+      log.info("gateway stopped", { batches: writer.stats.batches, rows: writer.stats.rows });
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Configuration comes only from the environment, is read once at boot and validated as a whole:
+// every bad value gets its own one-line message, so an operator fixes them all in one go.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Config, ConfigProvider, Effect, Option, Result } from "effect";
+import type { LogLevel } from "./log.ts";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly transport: "uws" | "node";
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  /** Number of reverse-proxy hops whose X-Forwarded-For entries are trusted (0 = use the socket address). */
+  readonly trustProxy: number;
+  readonly geoipPath: string | null;
+  readonly trackerPath: string;
+  readonly logLevel: LogLevel;
+  /** Messages one site's mailbox holds before ingest answers 503. */
+  readonly mailboxSize: number;
+  /** Rows per COPY batch before a flush is forced. */
+  readonly batchMaxRows: number;
+  /** How long the writer waits to fill a batch before committing. */
+  readonly flushMs: number;
+  readonly production: boolean;
+}
+
+export class ConfigInvalid extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigInvalid";
+  }
+}
+
+interface Entry<T> {
+  readonly config: Config.Config<T>;
+  readonly expected: string;
+  readonly check?: (value: T) => boolean;
+}
+
+const entry = <T>(config: Config.Config<T>, expected: string, check?: (value: T) => boolean): Entry<T> =>
+  check ? { config, expected, check } : { config, expected };
+
+const optionalString = (name: string) => Config.String(name).pipe(Config.option, Config.map(Option.getOrNull));
+
+const ENTRIES = {
+  SVC_PORT: entry(Config.Int("SVC_PORT").pipe(Config.withDefault(8080)), "an integer port 0..65535", (p) => p >= 0 && p <= 65535),
+  SVC_HOST: entry(Config.NonEmptyString("SVC_HOST").pipe(Config.withDefault("0.0.0.0")), "a host or address to bind"),
+  SVC_HTTP: entry(Config.Literals(["uws", "node"], "SVC_HTTP").pipe(Config.withDefault("uws" as const)), `"uws" or "node"`),
+  DATABASE_URL: entry(optionalString("DATABASE_URL"), "a postgres:// URL", (u) => u === null || /^postgres(ql)?:\/\//.test(u)),
+  SVC_DATA_DIR: entry(Config.NonEmptyString("SVC_DATA_DIR").pipe(Config.withDefault("./.svc-data")), "a directory path"),
+  SVC_TRUST_PROXY: entry(
+    Config.String("SVC_TRUST_PROXY").pipe(Config.withDefault("0")),
+    "false, true (= 1) or the number of trusted proxy hops 0..10",
+    (v) => /^(false|true|\d+)$/.test(v) && (v === "false" || v === "true" || Number(v) <= 10),
+  ),
+  SVC_GEOIP_PATH: entry(optionalString("SVC_GEOIP_PATH"), "a path to a .mmdb country database"),
+  SVC_TRACKER_PATH: entry(optionalString("SVC_TRACKER_PATH"), "a path to the built svc.js"),
+  SVC_LOG_LEVEL: entry(Config.Literals(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)), "debug, info, warn or error"),
+  SVC_MAILBOX_SIZE: entry(Config.Int("SVC_MAILBOX_SIZE").pipe(Config.withDefault(4096)), "an integer 16..1000000", (n) => n >= 16 && n <= 1_000_000),
+  SVC_BATCH_MAX_ROWS: entry(Config.Int("SVC_BATCH_MAX_ROWS").pipe(Config.withDefault(5000)), "an integer 1..100000", (n) => n >= 1 && n <= 100_000),
+  SVC_FLUSH_MS: entry(Config.Int("SVC_FLUSH_MS").pipe(Config.withDefault(4)), "an integer 0..1000 (milliseconds)", (n) => n >= 0 && n <= 1000),
+  NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
+} as const;
+
+type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const provider = ConfigProvider.fromEnvRecord(env);
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, e] of Object.entries(ENTRIES) as Array<[string, Entry<unknown>]>) {
+    const result = Effect.runSync(Effect.result(e.config.parse(provider)));
+    if (Result.isFailure(result) || (e.check && !e.check(result.success))) {
+      problems.push(`${name}=${JSON.stringify(env[name] ?? "")} is invalid: expected ${e.expected}`);
+      continue;
+    }
+    values[name] = result.success;
+  }
+  if (problems.length > 0) throw new ConfigInvalid(problems);
+  const v = values as Values;
+  const trust = v.SVC_TRUST_PROXY === "false" ? 0 : v.SVC_TRUST_PROXY === "true" ? 1 : Number(v.SVC_TRUST_PROXY);
+  return {
+    port: v.SVC_PORT,
+    host: v.SVC_HOST,
+    transport: v.SVC_HTTP,
+    databaseUrl: v.DATABASE_URL,
+    dataDir: path.resolve(v.SVC_DATA_DIR),
+    trustProxy: trust,
+    geoipPath: v.SVC_GEOIP_PATH,
+    trackerPath: v.SVC_TRACKER_PATH ?? path.join(repoRoot, "tracker/dist/svc.js"),
+    logLevel: v.SVC_LOG_LEVEL,
+    mailboxSize: v.SVC_MAILBOX_SIZE,
+    batchMaxRows: v.SVC_BATCH_MAX_ROWS,
+    flushMs: v.SVC_FLUSH_MS,
+    production: v.NODE_ENV === "production",
+  };
+}

@@ -1,0 +1,59 @@
+// The one error type of the gateway and the one place that turns it into a response.
+import type { FieldError } from "@svc/core";
+import type { HttpResponse } from "./http/transport.ts";
+
+export const REJECTIONS = {
+  body_too_large: { status: 413, message: "request body exceeds 64 KB" },
+  malformed_json: { status: 400, message: "malformed JSON" },
+  invalid_body: { status: 400, message: "invalid body" },
+  invalid_query: { status: 400, message: "invalid query" },
+  unauthorized: { status: 401, message: "missing or invalid credentials" },
+  forbidden: { status: 403, message: "forbidden" },
+  unknown_site: { status: 404, message: "unknown site" },
+  not_found: { status: 404, message: "not found" },
+  method_not_allowed: { status: 405, message: "method not allowed" },
+  conflict: { status: 409, message: "conflict" },
+  rate_limited: { status: 429, message: "rate limited" },
+  internal: { status: 500, message: "internal error" },
+  overloaded: { status: 503, message: "overloaded" },
+  unavailable: { status: 503, message: "temporarily unavailable" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type Rejection = keyof typeof REJECTIONS;
+
+export class ApiError extends Error {
+  constructor(
+    readonly reason: Rejection,
+    message: string = REJECTIONS[reason].message,
+    readonly details?: readonly FieldError[],
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+  get status(): number {
+    return REJECTIONS[this.reason].status;
+  }
+}
+
+/** What ingest dropped without rejecting the request: e-mail-looking prop values. */
+export type Drop = "props_dropped";
+
+/** Counts of every rejection and drop by reason since boot, reported by /healthz. */
+export class RejectionCounters {
+  readonly counts: Record<string, number> = {};
+  count(reason: Rejection | Drop, n = 1): void {
+    this.counts[reason] = (this.counts[reason] ?? 0) + n;
+  }
+}
+
+export function errorResponse(error: unknown): HttpResponse {
+  const e = error instanceof ApiError ? error : new ApiError("internal");
+  const body: { error: string; details?: readonly FieldError[] } = { error: e.message };
+  if (e.details && e.details.length > 0) body.details = e.details;
+  return {
+    status: e.status,
+    headers: { "content-type": "application/json", ...e.headers },
+    body: JSON.stringify(body),
+  };
+}

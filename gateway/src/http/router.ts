@@ -1,0 +1,57 @@
+// A small method + path router. Patterns use `:name` segments; a path that matches with another
+// method answers 405 with Allow, an unknown path 404 — both through the one error type.
+import { ApiError } from "../errors.ts";
+import type { HttpHandler, HttpRequest, HttpResponse } from "./transport.ts";
+
+export type RouteHandler = (req: HttpRequest, params: Readonly<Record<string, string>>) => Promise<HttpResponse> | HttpResponse;
+
+interface Route {
+  readonly method: string;
+  readonly segments: readonly string[];
+  readonly handler: RouteHandler;
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  on(method: string, pattern: string, handler: RouteHandler): this {
+    this.routes.push({ method, segments: split(pattern), handler });
+    return this;
+  }
+
+  handler(): HttpHandler {
+    return (req) => {
+      const parts = split(req.path);
+      const allowed: string[] = [];
+      for (const route of this.routes) {
+        const params = match(route.segments, parts);
+        if (!params) continue;
+        if (route.method === req.method) return route.handler(req, params);
+        allowed.push(route.method);
+      }
+      if (allowed.length > 0) throw new ApiError("method_not_allowed", "method not allowed", undefined, { allow: allowed.join(", ") });
+      throw new ApiError("not_found");
+    };
+  }
+}
+
+function split(path: string): string[] {
+  return path.split("/").filter((s) => s.length > 0);
+}
+
+function match(pattern: readonly string[], parts: readonly string[]): Record<string, string> | null {
+  if (pattern.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    const v = parts[i]!;
+    if (p.startsWith(":")) {
+      try {
+        params[p.slice(1)] = decodeURIComponent(v);
+      } catch {
+        return null;
+      }
+    } else if (p !== v) return null;
+  }
+  return params;
+}

@@ -1,0 +1,63 @@
+// The gateway's only view of HTTP. Two implementations: uWebSockets.js (default, fast) and node:http
+// (portable fallback and a second transport the ingest tests run against), so either can be swapped.
+
+export interface HttpRequest {
+  readonly method: string; // upper-case
+  readonly path: string; // without the query string
+  readonly query: URLSearchParams;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Peer address of the TCP connection. Only the ingest pipeline reads it, to hash and drop it. */
+  readonly remoteAddress: string;
+  /** The whole body for methods that carry one; null otherwise. */
+  readonly body: Buffer | null;
+}
+
+export interface StreamSink {
+  /** Returns false when the client is not keeping up (the caller decides what to drop). */
+  write(chunk: string): boolean;
+  end(): void;
+  /** Called once when the client goes away or the stream is ended. */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+export type HttpResponse =
+  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string | Buffer }
+  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly stream: (sink: StreamSink) => void };
+
+export type HttpHandler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
+
+export interface ListenOptions {
+  readonly host: string;
+  readonly port: number; // 0 = any free port
+  /** Bodies over this many bytes are answered 413 by the transport without being buffered whole. */
+  readonly bodyLimit: number;
+  readonly tooLarge: () => HttpResponse;
+  /** The answer (sent with Connection: close) to requests arriving on kept-alive connections after close() began. */
+  readonly closing: () => HttpResponse;
+  readonly handler: HttpHandler;
+  /** Called when the handler itself throws; must return a response (never reached by bad input). */
+  readonly onHandlerError: (error: unknown) => HttpResponse;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting connections, waits for in-flight requests, then closes open streams. */
+  close(): Promise<void>;
+}
+
+export interface HttpTransport {
+  readonly name: "uws" | "node";
+  listen(options: ListenOptions): Promise<HttpServer>;
+}
+
+export const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export const STATUS_TEXT: Record<number, string> = {
+  200: "200 OK", 201: "201 Created", 202: "202 Accepted", 204: "204 No Content", 304: "304 Not Modified",
+  400: "400 Bad Request", 401: "401 Unauthorized", 403: "403 Forbidden", 404: "404 Not Found",
+  405: "405 Method Not Allowed", 409: "409 Conflict", 413: "413 Payload Too Large", 415: "415 Unsupported Media Type",
+  429: "429 Too Many Requests", 500: "500 Internal Server Error", 503: "503 Service Unavailable",
+};
+export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;

@@ -1,0 +1,152 @@
+import uWS from "uWebSockets.js";
+import { BODY_METHODS, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+
+function parseTarget(url: string, query: string): { path: string; query: URLSearchParams } {
+  return { path: url, query: new URLSearchParams(query) };
+}
+
+export const uwsTransport: HttpTransport = {
+  name: "uws",
+  listen(options: ListenOptions): Promise<HttpServer> {
+    const app = uWS.App();
+    let inFlight = 0;
+    let closing = false;
+    let drained: (() => void) | null = null;
+    const streams = new Set<StreamSink>();
+    const done = () => {
+      inFlight--;
+      if (inFlight === 0 && drained) drained();
+    };
+
+    app.any("/*", (res, req) => {
+      // uWS request objects are only valid synchronously: copy what we need first.
+      const method = req.getMethod().toUpperCase();
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => {
+        headers[k] = v;
+      });
+      const target = parseTarget(req.getUrl(), req.getQuery() ?? "");
+      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+      let aborted = false;
+      inFlight++;
+      let finished = false;
+      const finish = () => {
+        if (!finished) {
+          finished = true;
+          done();
+        }
+      };
+      res.onAborted(() => {
+        aborted = true;
+        finish();
+      });
+
+      const send = (response: HttpResponse, closeConnection = false) => {
+        if (aborted) return finish();
+        res.cork(() => {
+          res.writeStatus(statusLine(response.status));
+          for (const [k, v] of Object.entries(response.headers ?? {})) res.writeHeader(k, v);
+          if ("stream" in response) {
+            startStream(response);
+            return;
+          }
+          res.end(response.body ?? "", closeConnection);
+        });
+        if (!("stream" in response)) finish();
+      };
+
+      const startStream = (response: Extract<HttpResponse, { stream: unknown }>) => {
+        const listeners: Array<() => void> = [];
+        const sink: StreamSink = {
+          closed: false,
+          write(chunk) {
+            if (this.closed) return false;
+            let ok = true;
+            res.cork(() => {
+              ok = res.write(chunk);
+            });
+            return ok;
+          },
+          end() {
+            if (this.closed) return;
+            res.cork(() => res.end());
+            close();
+          },
+          onClose(l) {
+            listeners.push(l);
+          },
+        };
+        const close = () => {
+          if (sink.closed) return;
+          (sink as { closed: boolean }).closed = true;
+          streams.delete(sink);
+          for (const l of listeners) l();
+          finish();
+        };
+        res.onAborted(() => {
+          aborted = true;
+          close();
+        });
+        streams.add(sink);
+        // The stream counts as finished for shutdown purposes: close() ends it explicitly.
+        finish();
+        response.stream(sink);
+      };
+
+      const run = (body: Buffer | null) => {
+        const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body };
+        let result: Promise<HttpResponse> | HttpResponse;
+        try {
+          result = options.handler(request);
+        } catch (error) {
+          return send(options.onHandlerError(error));
+        }
+        Promise.resolve(result).then(
+          (r) => send(r),
+          (error) => send(options.onHandlerError(error)),
+        );
+      };
+
+      if (closing) return send(options.closing(), true);
+      if (!BODY_METHODS.has(method)) return run(null);
+
+      const declared = Number(headers["content-length"] ?? "0");
+      if (declared > options.bodyLimit) return send(options.tooLarge(), true);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let rejected = false;
+      res.onData((ab, isLast) => {
+        if (rejected) return;
+        size += ab.byteLength;
+        if (size > options.bodyLimit) {
+          rejected = true;
+          return send(options.tooLarge(), true);
+        }
+        // The ArrayBuffer is only valid during this callback: copy it.
+        chunks.push(Buffer.from(new Uint8Array(ab).slice()));
+        if (isLast) run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      });
+    });
+
+    return new Promise((resolve, reject) => {
+      app.listen(options.host, options.port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
+        const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+        resolve({
+          port,
+          close: () =>
+            new Promise<void>((resolveClose) => {
+              closing = true;
+              uWS.us_listen_socket_close(socket);
+              const finishClose = () => {
+                for (const s of [...streams]) s.end();
+                resolveClose();
+              };
+              if (inFlight === 0) finishClose();
+              else drained = finishClose;
+            }),
+        });
+      });
+    });
+  },
+};

@@ -1,0 +1,153 @@
+// Ingest as a named pipeline of small steps. Each step enriches or rejects; a rejection is an
+// ApiError carrying a typed reason, and only errors.ts maps reasons to HTTP statuses.
+//
+//   parseJson → decode → resolveSite → clientAddress → enrich → deliver (site actor: stamp, hash,
+//   drop IP, count) → group commit → 202
+import {
+  type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits,
+  pagePath, parseDevice, trafficSource, utmFromUrl,
+} from "@svc/core";
+import { ApiError, type RejectionCounters } from "../errors.ts";
+import type { CountryLookup } from "../geo/country.ts";
+import type { HttpRequest } from "../http/transport.ts";
+import type { ActorRegistry } from "../actors/registry.ts";
+import type { PendingRow } from "../actors/site-actor.ts";
+import type { SiteCache } from "../sites/site-cache.ts";
+import type { SiteRecord } from "../storage/sites.ts";
+import { clientIp } from "./client-ip.ts";
+
+export interface IngestDeps {
+  readonly sites: SiteCache;
+  readonly actors: ActorRegistry;
+  readonly country: CountryLookup;
+  readonly trustProxy: number;
+  readonly counters: RejectionCounters;
+}
+
+export function parseJson(body: Buffer | null): unknown {
+  if (!body || body.length === 0) throw new ApiError("malformed_json", "empty body");
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new ApiError("malformed_json");
+  }
+}
+
+export function decodeEvent(json: unknown, counters: RejectionCounters): BrowserEvent {
+  const decoded = decodeBrowserEvent(json);
+  if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
+  if (decoded.droppedProps > 0) counters.count("props_dropped", decoded.droppedProps);
+  return decoded.value;
+}
+
+export function decodeHits(json: unknown): ServerHit[] {
+  const decoded = decodeServerHits(json);
+  if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
+  return decoded.value;
+}
+
+export async function resolveSite(sites: SiteCache, domain: string): Promise<SiteRecord> {
+  const site = await sites.resolve(domain);
+  if (!site) throw new ApiError("unknown_site");
+  return site;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country: CountryLookup): PendingRow {
+  const who = classify({ ua, referrer: event.r, utm_source: event.utm.utm_source, js: true });
+  const device = parseDevice(ua);
+  const hostname = event.h ?? hostOf(event.u);
+  const traffic = trafficSource({ referrer: event.r, pageHost: hostname, utm: event.utm, assistant: who.actor === "human_via_ai" ? who.name : null });
+  return {
+    kind: "event",
+    ip,
+    ua,
+    fields: {
+      name: event.n,
+      page: pagePath(event.u),
+      hostname,
+      referrer_host: traffic.referrer_host,
+      source: traffic.source,
+      channel: traffic.channel,
+      ...event.utm,
+      country: country(ip),
+      device: device.device,
+      browser: device.browser,
+      os: device.os,
+      screen_width: event.w,
+      actor: who.actor,
+      ai_name: who.name,
+      rule: who.rule,
+      props: Object.keys(event.p).length > 0 ? event.p : null,
+    },
+  };
+}
+
+export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLookup): PendingRow {
+  const utm = utmFromUrl(`http://${site.domain}${hit.path}`);
+  const who = classify({ ua: hit.user_agent, referrer: hit.referrer, utm_source: utm.utm_source, js: false });
+  const device = parseDevice(hit.user_agent);
+  const traffic = trafficSource({ referrer: hit.referrer, pageHost: site.domain, utm, assistant: who.actor === "human_via_ai" ? who.name : null });
+  return {
+    kind: "hit",
+    ip: hit.ip,
+    ua: hit.user_agent,
+    requestedTs: hit.ts,
+    fields: {
+      method: hit.method,
+      page: pagePath(`http://${site.domain}${hit.path}`),
+      status: hit.status,
+      referrer_host: traffic.referrer_host,
+      source: traffic.source,
+      channel: traffic.channel,
+      ...utm,
+      country: country(hit.ip),
+      device: device.device,
+      browser: device.browser,
+      os: device.os,
+      actor: who.actor,
+      ai_name: who.name,
+      rule: who.rule,
+    },
+  };
+}
+
+/** Hands rows to the site's actor and resolves once the batch holding them has committed. */
+export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const accepted = actors.get(siteId).offer({
+      rows,
+      done: (error) => (error === undefined ? resolve() : reject(new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry"))),
+    });
+    if (!accepted) reject(new ApiError("overloaded"));
+  });
+}
+
+export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
+  const event = decodeEvent(parseJson(req.body), deps.counters);
+  const site = await resolveSite(deps.sites, event.d);
+  const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy) ?? "";
+  const row = enrichEvent(event, req.headers["user-agent"] ?? "", ip, deps.country);
+  await deliver(deps.actors, site.id, [row]);
+}
+
+export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
+  const hits = decodeHits(parseJson(req.body));
+  // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
+  const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
+  for (const hit of hits) {
+    const site = await resolveSite(deps.sites, hit.domain);
+    let group = bySite.get(site.id);
+    if (!group) bySite.set(site.id, (group = { site, rows: [] }));
+    group.rows.push(enrichHit(hit, site, deps.country));
+  }
+  await Promise.all([...bySite.values()].map((g) => deliver(deps.actors, g.site.id, g.rows)));
+  return hits.length;
+}
