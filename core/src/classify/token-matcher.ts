@@ -15,7 +15,7 @@ export interface TokenMatcher {
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /** The regular expression source matching any of `tokens` at ASCII-alphanumeric boundaries. */
-export function tokenPatternSource(tokens: readonly string[]): string {
+function tokenPatternSource(tokens: readonly string[]): string {
   const ordered = [...tokens].sort((a, b) => b.length - a.length || a.localeCompare(b));
   return `(?<![A-Za-z0-9])(?:${ordered.map(escapeRegExp).join("|")})(?![A-Za-z0-9])`;
 }
