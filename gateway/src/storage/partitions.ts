@@ -70,8 +70,14 @@ export async function listMonthlyPartitions(pool: pg.Pool | pg.PoolClient): Prom
     .sort((a, b) => a.fromMs - b.fromMs || a.name.localeCompare(b.name));
 }
 
+// A plain query of pg_class, not to_regclass(): after waiting on the advisory lock, the backend's catalog
+// cache can still hold "no such table" from before the other process committed; a query's fresh snapshot
+// cannot.
 async function exists(db: pg.Pool | pg.PoolClient, name: string): Promise<boolean> {
-  const result = await db.query<{ present: boolean }>("select to_regclass($1) is not null as present", [name]);
+  const result = await db.query<{ present: boolean }>(
+    "select exists (select 1 from pg_class where relname = $1 and pg_table_is_visible(oid)) as present",
+    [name],
+  );
   return result.rows[0]!.present;
 }
 

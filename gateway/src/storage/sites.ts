@@ -38,7 +38,8 @@ export function normaliseDomain(input: string): string | null {
   host = host.replace(/:\d*$/, "");
   if (host.includes(":")) return null;
   if (host.endsWith(".")) host = host.slice(0, -1);
-  if (host === "" || /\s/.test(host)) return null;
+  // domainToASCII would percent-decode or map these (browser URL rules); a typed domain never has them.
+  if (host === "" || /[\s%\\*]/.test(host)) return null;
   const ascii = domainToASCII(host).toLowerCase();
   if (ascii === "" || ascii.length > 253) return null;
   return ascii.split(".").every((label) => LABEL.test(label)) ? ascii : null;
