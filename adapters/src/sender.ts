@@ -49,8 +49,14 @@ function unref(timer: Timer): Timer {
 }
 
 /**
- * The one sender behind every adapter: a bounded FIFO of hits, sent as JSON arrays of up to `batchSize` hits
- * (and 63 KB), when a batch is full or `flushIntervalMs` after the first waiting hit, one POST at a time.
+ * The one sender behind every adapter. Two ways in, one POST format (JSON arrays of up to `batchSize` hits and
+ * 63 KB):
+ * - `record()` (Node: node:http, Express, Hono on Node): a bounded FIFO sent in the background when a batch is
+ *   full or `flushIntervalMs` after its first hit, one POST at a time.
+ * - `recordAndWait()` (runtimes with `waitUntil`: workers, Next middleware): workerd runs a promise only inside
+ *   the request that created it and cancels one that waits on another request's I/O, so every POST belongs to
+ *   one request: the request that opens a batch keeps it open for `flushIntervalMs` (its waitUntil covers the
+ *   timer and the POST), requests arriving meanwhile join it, and the one that fills it sends it at once.
  * Nothing it does throws into, or waits inside, the host's request handling.
  */
 export class HitSender {
@@ -63,6 +69,10 @@ export class HitSender {
   /** Hits up to this sequence number are to be sent now, full batch or not (timer, flush, close). */
   #dueUpTo = 0;
   #waiters: Waiter[] = [];
+  /** The batch a waitUntil request opened and is still collecting; see the class comment. */
+  #open: Hit[] | undefined;
+  /** Hits in waitUntil POSTs now (several requests may each have one in flight). */
+  #openInFlight = 0;
   #timer: Timer | undefined;
   #timerDelay = 0;
   #running: Promise<void> | undefined;
@@ -88,12 +98,33 @@ export class HitSender {
   }
 
   /**
-   * Queue the hit and return a promise that settles when its batch was delivered or given up (never rejects):
-   * hand it to `waitUntil` on runtimes that end work when the response is sent.
+   * Queue the hit for a runtime that ends work when the response is sent, and return the promise to hand to
+   * `waitUntil`: it settles (never rejects) once the work this request took on is done — at once if its hit
+   * joined a batch another request opened, else after that batch's timer and POST.
    */
   recordAndWait(request: FinishedRequest): Promise<void> {
-    const seq = this.#accept(request);
-    return seq === 0 ? Promise.resolve() : this.#waitFor(seq);
+    const hit = this.#build(request);
+    if (hit === undefined || !this.#admit()) return Promise.resolve();
+    const open = this.#open;
+    if (open !== undefined) {
+      open.push(hit);
+      if (open.length < this.options.batchSize) return Promise.resolve();
+      this.#open = undefined;
+      return this.#postHits(open);
+    }
+    const batch = [hit];
+    if (batch.length >= this.options.batchSize) return this.#postHits(batch);
+    this.#open = batch;
+    return new Promise<void>((resolve) => {
+      unref(
+        setTimeout(() => {
+          // Filled and sent by another request, or taken by flush(): nothing left for this one.
+          if (this.#open !== batch) return resolve();
+          this.#open = undefined;
+          void this.#postHits(batch).then(resolve);
+        }, this.options.flushIntervalMs),
+      );
+    });
   }
 
   /** Queue a ready-made hit (for custom adapters). Returns false when it was dropped. */
@@ -101,13 +132,20 @@ export class HitSender {
     return this.#enqueue(hit) !== 0;
   }
 
-  /** Send everything queued so far now; settles (never rejects) when those hits were delivered or given up. */
+  /**
+   * Send everything queued so far now; settles (never rejects) when those hits were delivered or given up.
+   * On workers, call it inside the request that should carry the POST (its waitUntil); it does not wait for
+   * POSTs other requests have in flight.
+   */
   flush(): Promise<void> {
+    const open = this.#open;
+    this.#open = undefined;
+    const openSent = open === undefined ? Promise.resolve() : this.#postHits(open);
     const target = this.#enqueued;
-    if (target <= this.#settled) return Promise.resolve();
+    if (target <= this.#settled) return openSent;
     this.#dueUpTo = Math.max(this.#dueUpTo, target);
     this.#kick();
-    return this.#waitFor(target);
+    return Promise.all([openSent, this.#waitFor(target)]).then(() => undefined);
   }
 
   /** Flush, then refuse further hits (they count as dropped) and release the exit hooks. */
@@ -128,34 +166,44 @@ export class HitSender {
       sent: this.#sent,
       dropped: this.#dropped,
       failed: this.#failed,
-      queued: this.#queue.length,
-      inFlight: this.#inFlight,
+      queued: this.#queue.length + (this.#open?.length ?? 0),
+      inFlight: this.#inFlight + this.#openInFlight,
     };
   }
 
-  #accept(request: FinishedRequest): number {
-    let hit: Hit;
+  #build(request: FinishedRequest): Hit | undefined {
     try {
-      hit = buildHit(this.options, request);
+      return buildHit(this.options, request);
     } catch (error) {
       // A request object no adapter foresaw must not break the host: count it and tell the operator.
       this.#dropped++;
       this.#report(new SvcSendError(`svc: could not build a hit: ${error instanceof Error ? error.message : String(error)}`));
-      return 0;
+      return undefined;
     }
-    return this.#enqueue(hit);
+  }
+
+  /** Room for one more hit? Counts it as dropped when not. */
+  #admit(): boolean {
+    const held = this.#queue.length + (this.#open?.length ?? 0) + this.#openInFlight;
+    if (this.#closed || held >= this.options.maxQueue) {
+      this.#dropped++;
+      return false;
+    }
+    return true;
+  }
+
+  #accept(request: FinishedRequest): number {
+    const hit = this.#build(request);
+    return hit === undefined ? 0 : this.#enqueue(hit);
   }
 
   #enqueue(hit: Hit): number {
-    if (this.#closed || this.#queue.length >= this.options.maxQueue) {
-      this.#dropped++;
-      return 0;
-    }
+    if (!this.#admit()) return 0;
     this.#queue.push(hit);
     const seq = ++this.#enqueued;
     if (this.#running === undefined) {
-      // Deferred even when the batch is full: the caller may be on the host's response path (Hono, Next),
-      // and starting a fetch there would cost it ~0.1 ms.
+      // Deferred even when the batch is full: the caller may be on the host's response path (Hono), and
+      // starting a fetch there would cost it ~0.1 ms.
       this.#arm(this.#queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs);
     }
     return seq;
@@ -170,7 +218,9 @@ export class HitSender {
     this.#timer = unref(
       setTimeout(() => {
         this.#timer = undefined;
-        this.#dueUpTo = Math.max(this.#dueUpTo, this.#enqueued);
+        // The interval makes every waiting hit due; a 0 delay only means "a full batch is waiting", and marking
+        // hits due then would send the one that arrived meanwhile as a batch of its own.
+        if (delay > 0) this.#dueUpTo = Math.max(this.#dueUpTo, this.#enqueued);
         this.#kick();
       }, delay),
     );
@@ -213,19 +263,21 @@ export class HitSender {
   }
 
   #takeBatch(): { body: string; count: number } {
-    const limit = Math.min(this.options.batchSize, this.#queue.length);
-    const parts: string[] = [];
-    let bytes = 2;
-    for (let i = 0; i < limit; i++) {
-      const json = JSON.stringify(this.#queue[i]);
-      const size = utf8Length(json) + 1;
-      // A single hit is at most ~31 KB (capped fields, worst-case escaping), so a batch always takes at least one.
-      if (i > 0 && bytes + size > MAX_BODY_BYTES) break;
-      parts.push(json);
-      bytes += size;
+    const batch = encodeBatch(this.#queue, Math.min(this.options.batchSize, this.#queue.length));
+    this.#queue.splice(0, batch.count);
+    return batch;
+  }
+
+  /** POST hits that left the queue (a waitUntil batch), in as many bodies as the size limit needs. */
+  async #postHits(hits: Hit[]): Promise<void> {
+    this.#openInFlight += hits.length;
+    let start = 0;
+    while (start < hits.length) {
+      const { body, count } = encodeBatch(hits.slice(start), hits.length - start);
+      await this.#post(body, count);
+      this.#openInFlight -= count;
+      start += count;
     }
-    this.#queue.splice(0, parts.length);
-    return { body: `[${parts.join(",")}]`, count: parts.length };
   }
 
   async #post(body: string, count: number): Promise<void> {
@@ -273,8 +325,7 @@ export class HitSender {
   }
 
   #wake(): void {
-    // Waiters are added with non-decreasing sequence numbers, except flush() after recordAndWait of later hits;
-    // a filter keeps it correct without relying on order.
+    // flush() waiters are few (one per call); a filter keeps this correct without relying on their order.
     if (this.#waiters.length === 0) return;
     const still: Waiter[] = [];
     for (const w of this.#waiters) {
@@ -283,6 +334,21 @@ export class HitSender {
     }
     this.#waiters = still;
   }
+}
+
+/** The first hits of `hits` (at most `limit`) that fit one request body, as that body. */
+function encodeBatch(hits: readonly Hit[], limit: number): { body: string; count: number } {
+  const parts: string[] = [];
+  let bytes = 2;
+  for (let i = 0; i < limit; i++) {
+    const json = JSON.stringify(hits[i]);
+    const size = utf8Length(json) + 1;
+    // A single hit is at most ~31 KB (capped fields, worst-case escaping), so a batch always takes at least one.
+    if (i > 0 && bytes + size > MAX_BODY_BYTES) break;
+    parts.push(json);
+    bytes += size;
+  }
+  return { body: `[${parts.join(",")}]`, count: parts.length };
 }
 
 function describe(error: Error): string {

@@ -18,7 +18,11 @@ export type WorkerSvcOptions<Env> = SvcOptions | HitSender | ((env: Env) => SvcO
 export function withSvc<Env, Ctx extends WaitUntil, H extends FetchHandler<Env, Ctx>>(
   handler: H,
   options: WorkerSvcOptions<Env>,
-): H & { readonly svc: () => HitSender | undefined } {
+): Omit<H, "fetch"> & {
+  fetch(request: Request, env: Env, ctx: Ctx): Promise<Response>;
+  /** The sender, once built (at once with static options, on the first request with options(env)). */
+  readonly svc: () => HitSender | undefined;
+} {
   if (handler === null || typeof handler !== "object" || typeof handler.fetch !== "function") {
     throw new TypeError("svc: withSvc(handler, options) needs an object with a fetch(request, env, ctx) method");
   }
@@ -58,7 +62,8 @@ export function withSvc<Env, Ctx extends WaitUntil, H extends FetchHandler<Env, 
     if (wanted) report(active, request, ctx, response.status);
     return response;
   };
-  return Object.assign(Object.create(Object.getPrototypeOf(handler) as object) as H, handler, { fetch, svc: () => sender });
+  // Keep the handler's prototype: a class-based handler's other methods (scheduled, queue …) stay reachable.
+  return Object.assign(Object.create(Object.getPrototypeOf(handler) as object) as Omit<H, "fetch">, handler, { fetch, svc: () => sender });
 }
 
 export { createSender, HitSender };

@@ -1,0 +1,92 @@
+// A real node:http server on 127.0.0.1 standing in for the collector's POST /api/hit.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import type { Hit } from "../src/index.ts";
+
+export type CollectorMode =
+  /** Answers 202 with an empty body, as the gateway does. */
+  | "accept"
+  /** Accepts the connection, reads nothing back, never answers. */
+  | "hang";
+
+export interface Collector {
+  readonly endpoint: string;
+  /** Every POST body received, parsed, in arrival order. */
+  readonly batches: Hit[][];
+  readonly hits: () => Hit[];
+  /** Resolves once at least `count` hits arrived; rejects after `timeoutMs`. */
+  waitForHits(count: number, timeoutMs?: number): Promise<Hit[]>;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+}
+
+export async function startCollector(mode: CollectorMode = "accept"): Promise<Collector> {
+  const batches: Hit[][] = [];
+  const sockets = new Set<Socket>();
+  let notify = (): void => undefined;
+  const server = createServer(async (req, res) => {
+    if (mode === "hang") return;
+    const body = await readBody(req);
+    if (req.method !== "POST" || req.url !== "/api/hit") {
+      res.writeHead(404).end();
+      return;
+    }
+    if (Buffer.byteLength(body) > 64 * 1024) {
+      res.writeHead(413, { "content-type": "application/json" }).end('{"error":"request too large"}');
+      return;
+    }
+    batches.push(JSON.parse(body) as Hit[]);
+    res.writeHead(202).end();
+    notify();
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  const port = await listen(server);
+  const hits = (): Hit[] => batches.flat();
+  return {
+    endpoint: `http://127.0.0.1:${port}/api/hit`,
+    batches,
+    hits,
+    waitForHits(count, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`collector got ${hits().length} hits, expected ${count}`)), timeoutMs);
+        const check = (): void => {
+          if (hits().length >= count) {
+            clearTimeout(timer);
+            notify = () => undefined;
+            resolve(hits());
+          }
+        };
+        notify = check;
+        check();
+      });
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An endpoint on a port nothing listens on: connections are refused at once. */
+export async function refusedEndpoint(): Promise<string> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/api/hit`;
+}
