@@ -91,10 +91,12 @@ function utmValue(raw: string): string | null {
 
 /** utm_* parameters from a URL's query string: first occurrence wins, "+" and %XX decoded, trimmed, cut to 256 chars. */
 export function utmFromUrl(url: string): Utm {
+  const hash = url.indexOf("#");
+  const end = hash === -1 ? url.length : hash;
   const q = url.indexOf("?");
-  if (q === -1 || !url.includes("utm_", q)) return NO_UTM;
-  const hash = url.indexOf("#", q);
-  const query = url.slice(q + 1, hash === -1 ? url.length : hash);
+  if (q === -1 || q > end) return NO_UTM; // a "?" inside the fragment starts no query
+  const query = url.slice(q + 1, end);
+  if (!query.includes("utm_")) return NO_UTM;
   let utm_source: string | null = null;
   let utm_medium: string | null = null;
   let utm_campaign: string | null = null;
