@@ -3,7 +3,7 @@
 // Exit codes: 0 done, 2 a mistake in the command or its input (one line on stderr), 1 anything else.
 import { parseArgs } from "node:util";
 import { openDatabase, type Database } from "./storage/database.ts";
-import { addSite, listSites, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
+import { addSite, listSites, normaliseDomain, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
 import { isStorageError } from "./storage/storage-error.ts";
 
 const HELP = `svc — operator commands
@@ -65,6 +65,12 @@ function parseId(text: string): number {
   return Number(text);
 }
 
+// Checked before the database is opened: a typo should not wait for an embedded server to start.
+function checkDomain(text: string): string {
+  if (normaliseDomain(text) === null) throw new UsageError(`not a valid domain: ${JSON.stringify(text)}`);
+  return text;
+}
+
 function table(sites: SiteRecord[]): string {
   const header = ["ID", "DOMAIN", "NAME", "RETENTION", "CREATED"];
   const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.created_at.slice(0, 10)]);
@@ -102,8 +108,9 @@ async function run(argv: string[]): Promise<void> {
   switch (command) {
     case "add": {
       if (rest.length !== 1) throw new UsageError("usage: site add <domain> [--retention DAYS] [--name NAME]");
+      const domain = checkDomain(rest[0]!);
       const retention = parseRetention(args.retention);
-      const site = await withDatabase((db) => addSite(db.pool, { domain: rest[0]!, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }) }));
+      const site = await withDatabase((db) => addSite(db.pool, { domain, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }) }));
       print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days)`, site);
       return;
     }
@@ -116,7 +123,8 @@ async function run(argv: string[]): Promise<void> {
     case "rename": {
       if (rest.length !== 2) throw new UsageError("usage: site rename <id> <domain>");
       const id = parseId(rest[0]!);
-      const site = await withDatabase((db) => updateSite(db.pool, id, { domain: rest[1]! }));
+      const domain = checkDomain(rest[1]!);
+      const site = await withDatabase((db) => updateSite(db.pool, id, { domain }));
       print(`site ${site.id} is now ${site.domain}`, site);
       return;
     }
