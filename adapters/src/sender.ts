@@ -71,6 +71,9 @@ export class HitSender {
   #waiters: Waiter[] = [];
   /** The batch a waitUntil request opened and is still collecting; see the class comment. */
   #open: Hit[] | undefined;
+  #openTimer: Timer | undefined;
+  /** Ends the waitUntil of the request that opened #open when someone else takes the batch. */
+  #openRelease: (() => void) | undefined;
   /** Hits in waitUntil POSTs now (several requests may each have one in flight). */
   #openInFlight = 0;
   #timer: Timer | undefined;
@@ -108,22 +111,23 @@ export class HitSender {
     const open = this.#open;
     if (open !== undefined) {
       open.push(hit);
-      if (open.length < this.options.batchSize) return Promise.resolve();
-      this.#open = undefined;
-      return this.#postHits(open);
+      return open.length < this.options.batchSize ? Promise.resolve() : this.#postHits(this.#takeOpen()!);
     }
     const batch = [hit];
     if (batch.length >= this.options.batchSize) return this.#postHits(batch);
-    this.#open = batch;
     return new Promise<void>((resolve) => {
-      unref(
+      this.#open = batch;
+      this.#openTimer = unref(
         setTimeout(() => {
-          // Filled and sent by another request, or taken by flush(): nothing left for this one.
-          if (this.#open !== batch) return resolve();
+          this.#openTimer = undefined;
+          if (this.#open !== batch) return;
           this.#open = undefined;
+          this.#openRelease = undefined;
           void this.#postHits(batch).then(resolve);
         }, this.options.flushIntervalMs),
       );
+      // Taken by a request that filled it, or by flush(): that caller carries the POST, this request is done.
+      this.#openRelease = resolve;
     });
   }
 
@@ -138,8 +142,7 @@ export class HitSender {
    * POSTs other requests have in flight.
    */
   flush(): Promise<void> {
-    const open = this.#open;
-    this.#open = undefined;
+    const open = this.#takeOpen();
     const openSent = open === undefined ? Promise.resolve() : this.#postHits(open);
     const target = this.#enqueued;
     if (target <= this.#settled) return openSent;
@@ -180,6 +183,16 @@ export class HitSender {
       this.#report(new SvcSendError(`svc: could not build a hit: ${error instanceof Error ? error.message : String(error)}`));
       return undefined;
     }
+  }
+
+  #takeOpen(): Hit[] | undefined {
+    const open = this.#open;
+    if (this.#openTimer !== undefined) clearTimeout(this.#openTimer);
+    this.#openRelease?.();
+    this.#open = undefined;
+    this.#openTimer = undefined;
+    this.#openRelease = undefined;
+    return open;
   }
 
   /** Room for one more hit? Counts it as dropped when not. */
