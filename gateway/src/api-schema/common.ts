@@ -1,0 +1,59 @@
+// Schemas shared by several routes: the actor labels, the window parameters, derived numbers, errors.
+// Each is a single effect/Schema definition that both validates requests and feeds /api/openapi.json.
+import { Schema } from "effect";
+
+export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
+export type ActorLabel = (typeof ACTORS)[number];
+
+export const Actor = Schema.Literals(ACTORS).annotate({
+  identifier: "Actor",
+  description: "The label every row carries: a browser visitor, a visitor who arrived from an assistant, an AI crawler, a headless agent, other automation.",
+});
+
+export const ActorParam = Schema.Literals([...ACTORS, "all"]).annotate({
+  message: `must be one of ${ACTORS.join(", ")} or all`,
+  description: "Whose traffic to count; `all` sums every actor. Default `human`, so agents never inflate numbers unless asked.",
+  default: "human",
+});
+
+// 366 days: one year including a leap day, the longest window a dashboard offers.
+export const MAX_DAYS = 366;
+export const DEFAULT_DAYS = 30;
+
+export const Days = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_DAYS })).annotate({
+  message: `must be a whole number of days from 1 to ${MAX_DAYS}`,
+  description: "Window length in whole UTC days ending today (1 = today only). The previous window is the same length just before it.",
+  default: DEFAULT_DAYS,
+});
+
+export const WindowQuery = {
+  days: Schema.optionalKey(Days),
+  actor: Schema.optionalKey(ActorParam),
+};
+
+export const Basis = Schema.Literals(["observed", "inferred"]).annotate({
+  identifier: "Basis",
+  description: "`observed`: computed only from exact counts. `inferred`: rests on an assumption stated in the route's documentation (e.g. visitors summed across actors).",
+});
+
+export const Derived = Schema.Struct({
+  value: Schema.NullOr(Schema.Finite),
+  basis: Basis,
+}).annotate({ identifier: "Derived", description: "A number derived from counts; null when undefined (a ratio over zero)." });
+export type Derived = typeof Derived.Type;
+
+export const FieldError = Schema.Struct({ path: Schema.String, message: Schema.String }).annotate({ identifier: "FieldError" });
+
+export const ErrorBody = Schema.Struct({
+  error: Schema.String,
+  details: Schema.optionalKey(Schema.Array(FieldError)),
+}).annotate({ identifier: "Error", description: "Every error: a one-line message, plus the bad fields for validation errors (400)." });
+
+/** The window a read answered for, echoed so a client never has to recompute UTC days. */
+export const WindowEcho = {
+  site_id: Schema.Int,
+  actor: ActorParam,
+  days: Schema.Int,
+  from: Schema.String.annotate({ description: "First UTC day of the window, YYYY-MM-DD." }),
+  to: Schema.String.annotate({ description: "Last UTC day of the window (today), YYYY-MM-DD." }),
+};

@@ -1,0 +1,69 @@
+// Sites and goals: their records, and the bodies that create or change them.
+import { Schema } from "effect";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../storage/sites.ts";
+import { WindowEcho, WindowQuery } from "./common.ts";
+
+export const Site = Schema.Struct({
+  id: Schema.Int,
+  domain: Schema.String.annotate({ description: "Canonical hostname: lowercase, no scheme, port, path or trailing dot; IDN in punycode." }),
+  name: Schema.NullOr(Schema.String).annotate({ description: "Display name." }),
+  team_id: Schema.Int,
+  retention_days: Schema.Int,
+  created_at: Schema.String.annotate({ description: "ISO 8601, UTC." }),
+}).annotate({ identifier: "Site" });
+
+export const SiteList = Schema.Struct({ sites: Schema.Array(Site) }).annotate({ identifier: "SiteList" });
+
+const Domain = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(253)).annotate({
+  message: "must be a domain name (at most 253 characters)",
+  description: "A hostname or URL; it is normalised (https://Example.com:443/x → example.com).",
+});
+const Name = Schema.NullOr(Schema.String.check(Schema.isMaxLength(200))).annotate({ message: "must be a string of at most 200 characters or null" });
+const Retention = Schema.Int.check(Schema.isBetween({ minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS })).annotate({
+  message: `must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`,
+  description: "Days of raw rows and rollups kept. Default 395 (13 months).",
+});
+
+export const CreateSite = Schema.Struct({
+  domain: Domain,
+  name: Schema.optionalKey(Name),
+  retention_days: Schema.optionalKey(Retention),
+}).annotate({ identifier: "CreateSite", message: "must be a JSON object" });
+
+export const PatchSite = Schema.Struct({
+  domain: Schema.optionalKey(Domain.annotate({ description: "A new domain: ingest for the old one answers 404 at once." })),
+  name: Schema.optionalKey(Name),
+  retention_days: Schema.optionalKey(Retention),
+}).annotate({ identifier: "PatchSite", message: "must be a JSON object" });
+
+// 120 characters: event names are at most 120 (core LIMITS.eventName), so a longer goal could never match.
+export const MAX_GOAL_NAME = 120;
+
+export const CreateGoal = Schema.Struct({
+  name: Schema.String.check(
+    Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }),
+    Schema.isMaxLength(MAX_GOAL_NAME, { message: `must be at most ${MAX_GOAL_NAME} characters` }),
+  ).annotate({ message: "must be a string", description: "The exact event name to count (`pageview` counts pageviews)." }),
+}).annotate({ identifier: "CreateGoal", message: "must be a JSON object" });
+
+export const Goal = Schema.Struct({
+  id: Schema.Int,
+  site_id: Schema.Int,
+  name: Schema.String,
+  created_at: Schema.String,
+}).annotate({ identifier: "Goal" });
+
+export const GoalsQuery = Schema.Struct(WindowQuery);
+
+export const GoalsReport = Schema.Struct({
+  ...WindowEcho,
+  goals: Schema.Array(
+    Schema.Struct({
+      id: Schema.Int,
+      name: Schema.String,
+      created_at: Schema.String,
+      conversions: Schema.Int.annotate({ description: "Events with exactly this name in the window, for the actor." }),
+      visitors: Schema.Int.annotate({ description: "Distinct converting visitors per UTC day, summed over the window." }),
+    }),
+  ),
+}).annotate({ identifier: "GoalsReport" });

@@ -1,0 +1,161 @@
+// Shapes rollup sums into the read routes' responses: totals with their previous window and change, the
+// zero-filled series, breakdown rows with readable labels, the AI panel and goal conversions.
+import { aiAgents, aiCrawlers, assistants, automationMarkers, webviews } from "@svc/core";
+import type pg from "pg";
+import type { ActorLabel, Derived } from "../api-schema/common.ts";
+import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
+import { type AiRow, type Counts, aiRollups, dailyTotals, eventCounts, hourlyTotals, topValues, zeroCounts } from "./rollup-reads.ts";
+import { type ReadWindow, windowBuckets } from "./window.ts";
+
+// Hourly series up to 2 days (≤ 48 points); beyond that a daily one (≤ 366 points).
+const HOURLY_MAX_DAYS = 2;
+
+const add = (a: Counts, b: Counts): Counts => ({ visitors: a.visitors + b.visitors, pageviews: a.pageviews + b.pageviews, events: a.events + b.events, hits: a.hits + b.hits });
+
+/**
+ * Visitors are exact per actor and day; with more than one actor a person counted under two actors on one day
+ * (a human who later arrives via an assistant) counts twice, so ratios over them are marked inferred.
+ */
+const basisFor = (actors: readonly ActorLabel[]): Derived["basis"] => (actors.length > 1 ? "inferred" : "observed");
+
+const ratio = (num: number, den: number, basis: Derived["basis"]): Derived => ({ value: den === 0 ? null : round(num / den), basis });
+const change = (cur: number | null, prev: number | null): Derived => ({
+  value: cur === null || prev === null || prev === 0 ? null : round((cur - prev) / prev),
+  basis: "observed",
+});
+// 4 decimals: a change of 0.01 % is the finest a dashboard shows; longer fractions are noise in JSON.
+const round = (x: number): number => Math.round(x * 10_000) / 10_000;
+
+function totals(counts: Counts, basis: Derived["basis"]): typeof StatsResponse.Type.current {
+  return { ...counts, views_per_visitor: ratio(counts.pageviews, counts.visitors, basis) };
+}
+
+const echo = (siteId: number, actor: ActorLabel | "all", w: ReadWindow) => ({ site_id: siteId, actor, days: w.days, from: w.from, to: w.to });
+
+export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLabel | "all", w: ReadWindow): Promise<typeof StatsResponse.Type> {
+  const grain = w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
+  const buckets = windowBuckets(w, grain);
+  const [days, hours] = await Promise.all([
+    dailyTotals(pool, siteId, w.actors, { from: w.previous.from, to: w.to }),
+    grain === "hour" ? hourlyTotals(pool, siteId, w.actors, w.startMs, w.currentHourMs) : Promise.resolve(null),
+  ]);
+  let current = zeroCounts();
+  let previous = zeroCounts();
+  for (const [day, counts] of days) {
+    if (day >= w.startMs) current = add(current, counts);
+    else previous = add(previous, counts);
+  }
+  const perBucket = hours ?? days;
+  const basis = basisFor(w.actors);
+  const cur = totals(current, basis);
+  const prev = totals(previous, basis);
+  return {
+    ...echo(siteId, actor, w),
+    current: cur,
+    previous: { from: w.previous.from, to: w.previous.to, totals: prev },
+    change: {
+      visitors: change(cur.visitors, prev.visitors),
+      pageviews: change(cur.pageviews, prev.pageviews),
+      events: change(cur.events, prev.events),
+      hits: change(cur.hits, prev.hits),
+      views_per_visitor: { ...change(cur.views_per_visitor.value, prev.views_per_visitor.value), basis },
+    },
+    granularity: grain,
+    series: buckets.map((t) => ({ bucket: new Date(t).toISOString(), ...(perBucket.get(t) ?? zeroCounts()) })),
+  };
+}
+
+// What an empty value means in each dimension (rollup-state.ts stores a missing value as "").
+const EMPTY_LABELS: Partial<Record<BreakdownField, string>> = {
+  source: "Direct / None",
+  country: "Unknown",
+  browser: "Unknown",
+  os: "Unknown",
+};
+
+export async function breakdownReport(
+  pool: pg.Pool,
+  siteId: number,
+  actor: ActorLabel | "all",
+  w: ReadWindow,
+  field: BreakdownField,
+  limit: number,
+): Promise<typeof BreakdownResponse.Type> {
+  const rows = await topValues(pool, siteId, field, w.actors, w, limit);
+  return {
+    ...echo(siteId, actor, w),
+    field,
+    rows: rows.map((r) => {
+      const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : r.value;
+      return field === "event"
+        ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
+        : { value: r.value, label, visitors: r.visitors, pageviews: r.pageviews, hits: r.hits };
+    }),
+  };
+}
+
+// Name → operator for every named AI actor; the same name is never listed by two operators in the tables.
+const OPERATORS: ReadonlyMap<string, string> = new Map(
+  [...aiCrawlers, ...aiAgents, ...automationMarkers, ...webviews, ...assistants].map((t) => [t.name, t.operator] as const),
+);
+const operatorOf = (name: string): string | null => OPERATORS.get(name) ?? null;
+
+export async function aiReport(pool: pg.Pool, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
+  const rows = await aiRollups(pool, siteId, w, limit);
+  const slice = (name: AiRow["slice"]) => rows.filter((r) => r.slice === name);
+  const total = (name: AiRow["slice"]) => slice(name)[0] ?? { ...zeroCounts(), value: "" };
+  const status = { "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 };
+  for (const r of slice("agent_status")) if (r.value in status) status[r.value as keyof typeof status] = r.hits;
+  const statusHits = status["2xx"] + status["3xx"] + status["4xx"] + status["5xx"];
+  const assistantTotal = total("assistant_total");
+  const agentTotal = total("agent_total");
+  return {
+    site_id: siteId,
+    days: w.days,
+    from: w.from,
+    to: w.to,
+    assistants: {
+      visitors: assistantTotal.visitors,
+      pageviews: assistantTotal.pageviews,
+      rows: slice("assistants").map((r) => ({ name: r.value, operator: operatorOf(r.value), visitors: r.visitors, pageviews: r.pageviews })),
+    },
+    crawlers: {
+      hits: total("crawler_total").hits,
+      rows: slice("crawlers").map((r) => ({ name: r.value, operator: operatorOf(r.value), hits: r.hits })),
+    },
+    agents: {
+      fetches: agentTotal.hits + agentTotal.pageviews,
+      rows: slice("agents").map((r) => ({ name: r.value, operator: operatorOf(r.value), fetches: r.hits + r.pageviews, visitors: r.visitors })),
+    },
+    crawl_to_referral: slice("crawl_referral").map((r) => ({
+      page: r.value,
+      crawled: r.hits,
+      referred: r.visitors,
+      referred_pageviews: r.pageviews,
+      never_referred: r.hits > 0 && r.visitors === 0,
+    })),
+    agent_tasks: {
+      fetches: agentTotal.hits + agentTotal.pageviews,
+      status,
+      error_share: ratio(status["4xx"] + status["5xx"], statusHits, "observed"),
+      top_paths: slice("agent_pages").map((r) => ({ page: r.value, fetches: r.hits + r.pageviews })),
+    },
+  };
+}
+
+export interface GoalConversions {
+  conversions: number;
+  visitors: number;
+}
+
+/**
+ * Conversions of each goal name: the events of that exact name (a goal named `pageview` counts pageviews),
+ * with their visitors distinct per day and summed over the window.
+ */
+export async function goalConversions(pool: pg.Pool, siteId: number, w: ReadWindow, names: readonly string[]): Promise<Map<string, GoalConversions>> {
+  const counts = await eventCounts(pool, siteId, w.actors, w, names);
+  return new Map(names.map((n) => {
+    const c = counts.get(n);
+    return [n, { conversions: c ? c.pageviews + c.events : 0, visitors: c?.visitors ?? 0 }];
+  }));
+}

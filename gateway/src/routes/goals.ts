@@ -1,0 +1,73 @@
+// Goals of a site: POST creates one (a name matched exactly against event names), GET reports each with its
+// conversions for a window from the rollups, DELETE removes the definition only (the events stay).
+import type { Clock } from "@svc/core";
+import type pg from "pg";
+import { DEFAULT_DAYS } from "../api-schema/common.ts";
+import { decodeBody, decodeQuery } from "../api-schema/decode.ts";
+import { INTEGER_PARAMS } from "../api-schema/read.ts";
+import { CreateGoal, GoalsQuery } from "../api-schema/sites.ts";
+import { ApiError } from "../errors.ts";
+import type { Router } from "../http/router.ts";
+import { goalConversions } from "../read/reports.ts";
+import { readWindow } from "../read/window.ts";
+import { jsonResponse } from "./json-response.ts";
+import { type Authenticate, resolveTeamSite } from "./sites.ts";
+
+export interface GoalRouteDeps {
+  readonly pool: pg.Pool;
+  readonly clock: Clock;
+  readonly authenticate: Authenticate;
+}
+
+interface GoalRow {
+  id: number;
+  site_id: number;
+  name: string;
+  created_at: Date;
+}
+
+const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, created_at: g.created_at.toISOString() });
+const GOAL_ID = /^\d{1,10}$/;
+
+export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
+  const { pool, clock, authenticate } = deps;
+  router
+    .on("POST", "/api/sites/:id/goals", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const { name } = decodeBody(CreateGoal, req.body);
+      try {
+        const { rows } = await pool.query<GoalRow>("insert into goals (site_id, name) values ($1, $2) returning id, site_id, name, created_at", [site.id, name.trim()]);
+        return jsonResponse(201, toGoal(rows[0]!));
+      } catch (error) {
+        if ((error as { code?: string }).code === "23505") throw new ApiError("conflict", `this site already has a goal named ${JSON.stringify(name.trim())}`);
+        throw error;
+      }
+    })
+    .on("GET", "/api/sites/:id/goals", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const q = decodeQuery(GoalsQuery, req.query, INTEGER_PARAMS);
+      const actor = q.actor ?? "human";
+      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      const { rows } = await pool.query<GoalRow>("select id, site_id, name, created_at from goals where site_id = $1 order by id", [site.id]);
+      const counts = await goalConversions(pool, site.id, window, rows.map((g) => g.name));
+      return jsonResponse(200, {
+        site_id: site.id,
+        actor,
+        days: window.days,
+        from: window.from,
+        to: window.to,
+        goals: rows.map((g) => ({ id: g.id, name: g.name, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
+      });
+    })
+    .on("DELETE", "/api/sites/:id/goals/:goalId", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const goalId = params["goalId"]!;
+      if (!GOAL_ID.test(goalId) || Number(goalId) > 2_147_483_647) throw new ApiError("not_found", "unknown goal");
+      const { rowCount } = await pool.query("delete from goals where site_id = $1 and id = $2", [site.id, Number(goalId)]);
+      if (rowCount === 0) throw new ApiError("not_found", "unknown goal");
+      return { status: 204 };
+    });
+}

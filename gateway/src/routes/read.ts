@@ -1,0 +1,45 @@
+// GET /api/sites/{id}/stats, /breakdown and /ai: aggregates from the rollups for the caller's team.
+import type { Clock } from "@svc/core";
+import type pg from "pg";
+import { AiQuery, BreakdownQuery, DEFAULT_LIMIT, INTEGER_PARAMS, StatsQuery } from "../api-schema/read.ts";
+import { DEFAULT_DAYS } from "../api-schema/common.ts";
+import { decodeQuery } from "../api-schema/decode.ts";
+import type { Router } from "../http/router.ts";
+import { aiReport, breakdownReport, statsReport } from "../read/reports.ts";
+import { readWindow } from "../read/window.ts";
+import { jsonResponse } from "./json-response.ts";
+import { type Authenticate, resolveTeamSite } from "./sites.ts";
+
+export interface ReadRouteDeps {
+  readonly pool: pg.Pool;
+  readonly clock: Clock;
+  readonly authenticate: Authenticate;
+}
+
+export function readRoutes(router: Router, deps: ReadRouteDeps): void {
+  const { pool, clock, authenticate } = deps;
+  router
+    .on("GET", "/api/sites/:id/stats", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const q = decodeQuery(StatsQuery, req.query, INTEGER_PARAMS);
+      const actor = q.actor ?? "human";
+      return jsonResponse(200, await statsReport(pool, site.id, actor, readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor)));
+    })
+    .on("GET", "/api/sites/:id/breakdown", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
+      const actor = q.actor ?? "human";
+      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      return jsonResponse(200, await breakdownReport(pool, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
+    })
+    .on("GET", "/api/sites/:id/ai", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
+      // Each list of the panel is one actor by definition; the window's actor set is unused here.
+      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
+      return jsonResponse(200, await aiReport(pool, site.id, window, q.limit ?? DEFAULT_LIMIT));
+    });
+}

@@ -1,0 +1,80 @@
+// GET/POST /api/sites and PATCH /api/sites/{id}, scoped to the caller's team; and the one lookup every
+// site-scoped route uses: {id} as a numeric id or a domain, 404 when unknown, 403 when another team's.
+import type pg from "pg";
+import { CreateSite, PatchSite, type Site } from "../api-schema/sites.ts";
+import { decodeBody } from "../api-schema/decode.ts";
+import type { Principal } from "../auth/principal.ts";
+import { ApiError } from "../errors.ts";
+import type { Router } from "../http/router.ts";
+import type { HttpRequest } from "../http/transport.ts";
+import { type SiteRecord, addSite, findSiteByDomain, listSites, findSiteById, updateSite } from "../storage/sites.ts";
+import { isStorageError } from "../storage/storage-error.ts";
+import { jsonResponse } from "./json-response.ts";
+
+/** Checks the request's credential (session cookie, bearer token or API key); throws ApiError 401/403. */
+export type Authenticate = (req: HttpRequest) => Promise<Principal>;
+
+export interface SiteRouteDeps {
+  readonly pool: pg.Pool;
+  readonly authenticate: Authenticate;
+}
+
+const NUMERIC_ID = /^\d{1,10}$/;
+
+/** The site named by `{id}` (its id or its domain) if it belongs to the principal's team. */
+export async function resolveTeamSite(pool: pg.Pool, idOrDomain: string, principal: Principal): Promise<SiteRecord> {
+  const site = NUMERIC_ID.test(idOrDomain) ? await findSiteById(pool, Number(idOrDomain)) : await findSiteByDomain(pool, idOrDomain);
+  if (site === null) throw new ApiError("unknown_site");
+  if (site.team_id !== principal.teamId) throw new ApiError("forbidden", "this site belongs to another team");
+  return site;
+}
+
+const toSite = (s: SiteRecord): typeof Site.Type => ({
+  id: s.id,
+  domain: s.domain,
+  name: s.name,
+  team_id: s.team_id,
+  retention_days: s.retention_days,
+  created_at: s.created_at,
+});
+
+// StorageError kinds → the field they are about, for a 400 that names it.
+const FIELD_OF = { invalid_domain: "domain", invalid_retention: "retention_days", invalid_name: "name" } as const;
+
+function storageToApi(error: unknown): never {
+  if (!isStorageError(error)) throw error;
+  switch (error.kind) {
+    case "domain_taken":
+      throw new ApiError("conflict", error.message);
+    case "not_found":
+      throw new ApiError("unknown_site");
+    default:
+      throw new ApiError("invalid_body", "invalid body", [{ path: FIELD_OF[error.kind], message: error.message }]);
+  }
+}
+
+export function siteRoutes(router: Router, deps: SiteRouteDeps): void {
+  const { pool, authenticate } = deps;
+  router
+    .on("GET", "/api/sites", async (req) => {
+      const principal = await authenticate(req);
+      const sites = await listSites(pool);
+      return jsonResponse(200, { sites: sites.filter((s) => s.team_id === principal.teamId).map(toSite) });
+    })
+    .on("POST", "/api/sites", async (req) => {
+      const principal = await authenticate(req);
+      const body = decodeBody(CreateSite, req.body);
+      const site = await addSite(pool, { ...body, team_id: principal.teamId }).catch(storageToApi);
+      return jsonResponse(201, toSite(site));
+    })
+    .on("PATCH", "/api/sites/:id", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      const patch = decodeBody(PatchSite, req.body);
+      if (Object.keys(patch).length === 0) {
+        throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days" }]);
+      }
+      const updated = await updateSite(pool, site.id, patch).catch(storageToApi);
+      return jsonResponse(200, toSite(updated));
+    });
+}
