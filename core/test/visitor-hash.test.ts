@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
 import { canonicalIp, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
 
@@ -58,6 +59,19 @@ describe("canonicalIp", () => {
     ["", null],
   ])("%s → %s", (ip, canonical) => {
     expect(canonicalIp(ip)).toBe(canonical);
+  });
+});
+
+// The schema validates `ip` with node:net isIP and the hash canonicalises with its own parser; they must agree.
+describe("canonicalIp accepts exactly what isIP accepts", () => {
+  it.each([
+    "0.0.0.0", "255.255.255.255", "256.0.0.0", "1.2.3", "1.2.3.4.5", "1..2.3", "1.2.3.04", "0.1.2.3", "1.2.3.4.", ".1.2.3.4", "1.2.3.-4", "1.2.3.4a",
+    "::", "::1", "1::", "1::1", "::ffff:1.2.3.4", "::1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "1:2:3:4:5:6:7:8",
+    "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7::", "::1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8::", ":::", "1:::2", "1::2::3",
+    ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "12345::1", "g::1", "fe80::1%eth0", "fe80::1%", "%eth0", "::ffff:256.1.1.1", "::ffff:1.2.3",
+    "1.2.3.4::", "::1.2.3.4:1", "ABCD:EF01::", "0000:0000:0000:0000:0000:0000:0000:0001", "00000::1", "1:2:3:4:5::1.2.3.4", "::ffff:01.2.3.4",
+  ])("%s", (ip) => {
+    expect(canonicalIp(ip) !== null).toBe(isIP(ip) !== 0);
   });
 });
 
