@@ -69,8 +69,9 @@ declare global {
           pageview();
         };
       }
+      // popstate also covers fragment changes: every browser fires it when navigating to a fragment (before
+      // hashchange), so with data-hash the fragment only has to be part of the compared URL.
       addEventListener("popstate", pageview);
-      if (hashRouting) addEventListener("hashchange", pageview);
 
       const click = (e: MouseEvent) => {
         try {
