@@ -10,6 +10,7 @@ import type { HttpServer, HttpTransport } from "./http/transport.ts";
 import { uwsTransport } from "./http/uws.ts";
 import type { Logger } from "./log.ts";
 import { ActorRegistry } from "./actors/registry.ts";
+import { type Authenticator, authRoutes, createAuthenticator } from "./auth/index.ts";
 import { Maintenance } from "./maintenance.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { publicRoutes } from "./routes/public.ts";
@@ -35,6 +36,8 @@ export interface Gateway {
   readonly sites: SiteCache;
   readonly writer: GroupCommitWriter;
   readonly counters: RejectionCounters;
+  /** Session, API key and (jwt mode) identity-provider checks for every non-public route. */
+  readonly auth: Authenticator;
   /** Stop accepting, answer what is in flight, drain mailboxes and the writer. Leaves the database open. */
   stop(): Promise<void>;
 }
@@ -46,6 +49,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const pool = database.pool;
   const counters = new RejectionCounters();
+  const auth = await createAuthenticator({ pool, config: config.auth, clock, log });
 
   const maintenance = new Maintenance(pool, clock, log);
   await maintenance.runOnce();
@@ -72,6 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
 
   const router = new Router();
+  authRoutes(router, { auth, trustProxy: config.trustProxy, now: clock.now, log });
   ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
   publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, defaultPartitionRows: () => maintenance.defaultRows });
 
@@ -98,6 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     sites,
     writer,
     counters,
+    auth,
     async stop() {
       await server.close();
       await actors!.stop();

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Config, ConfigProvider, Effect, Option, Result } from "effect";
 import type { LogLevel } from "./log.ts";
+import { AUTH_ENV_NAMES, AUTH_MODES, type AuthConfig, DEFAULT_TEAM_CLAIM, MIN_JWT_SECRET_LENGTH, resolveAuthConfig, SECRET_ENV_NAMES } from "./auth/auth-config.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -25,6 +26,8 @@ export interface GatewayConfig {
   /** How long the writer waits to fill a batch before committing. */
   readonly flushMs: number;
   readonly production: boolean;
+  /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
+  readonly auth: AuthConfig;
 }
 
 export class ConfigInvalid extends Error {
@@ -63,6 +66,15 @@ const ENTRIES = {
   SVC_BATCH_MAX_ROWS: entry(Config.Int("SVC_BATCH_MAX_ROWS").pipe(Config.withDefault(5000)), "an integer 1..100000", (n) => n >= 1 && n <= 100_000),
   SVC_FLUSH_MS: entry(Config.Int("SVC_FLUSH_MS").pipe(Config.withDefault(4)), "an integer 0..1000 (milliseconds)", (n) => n >= 0 && n <= 1000),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
+  SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),
+  SVC_ADMIN_EMAIL: entry(Config.String("SVC_ADMIN_EMAIL").pipe(Config.withDefault("admin@localhost")), "an e-mail address", (e) => /^[^\s@]+@[^\s@]+$/.test(e.trim())),
+  // 8 characters: the minimum NIST SP 800-63B sets for a memorised secret.
+  SVC_ADMIN_PASSWORD: entry(optionalString("SVC_ADMIN_PASSWORD"), "a password of at least 8 characters", (p) => p === null || p.length >= 8),
+  SVC_JWT_SECRET: entry(optionalString("SVC_JWT_SECRET"), `a secret of at least ${MIN_JWT_SECRET_LENGTH} characters`, (s) => s === null || s.length >= MIN_JWT_SECRET_LENGTH),
+  SVC_JWT_JWKS_URL: entry(optionalString("SVC_JWT_JWKS_URL"), "an http(s) URL of the identity provider's JWKS", (u) => u === null || /^https?:\/\/[^\s/]+/.test(u)),
+  SVC_JWT_ISSUER: entry(optionalString("SVC_JWT_ISSUER"), "a non-empty issuer", (s) => s === null || s.trim() !== ""),
+  SVC_JWT_AUDIENCE: entry(optionalString("SVC_JWT_AUDIENCE"), "a non-empty audience", (s) => s === null || s.trim() !== ""),
+  SVC_JWT_TEAM_CLAIM: entry(Config.String("SVC_JWT_TEAM_CLAIM").pipe(Config.withDefault(DEFAULT_TEAM_CLAIM)), "a claim name without spaces", (c) => /^\S{1,200}$/.test(c)),
 } as const;
 
 type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
@@ -74,13 +86,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [name, e] of Object.entries(ENTRIES) as Array<[string, Entry<unknown>]>) {
     const result = Effect.runSync(Effect.result(e.config.parse(provider)));
     if (Result.isFailure(result) || (e.check && !e.check(result.success))) {
-      problems.push(`${name}=${JSON.stringify(env[name] ?? "")} is invalid: expected ${e.expected}`);
+      // A secret never reaches the boot log, even a malformed one.
+      const shown = SECRET_ENV_NAMES.has(name) ? "(hidden)" : JSON.stringify(env[name] ?? "");
+      problems.push(`${name}=${shown} is invalid: expected ${e.expected}`);
       continue;
     }
     values[name] = result.success;
   }
-  if (problems.length > 0) throw new ConfigInvalid(problems);
   const v = values as Values;
+  // The cross-variable auth rules only make sense once each auth variable parsed on its own.
+  const auth = AUTH_ENV_NAMES.every((name) => name in values)
+    ? resolveAuthConfig({
+        mode: v.SVC_AUTH_MODE, adminEmail: v.SVC_ADMIN_EMAIL, adminPassword: v.SVC_ADMIN_PASSWORD, jwtSecret: v.SVC_JWT_SECRET,
+        jwksUrl: v.SVC_JWT_JWKS_URL, issuer: v.SVC_JWT_ISSUER, audience: v.SVC_JWT_AUDIENCE, teamClaim: v.SVC_JWT_TEAM_CLAIM,
+        production: v.NODE_ENV === "production",
+      })
+    : null;
+  if (auth) problems.push(...auth.problems);
+  if (problems.length > 0 || !auth) throw new ConfigInvalid(problems);
   const trust = v.SVC_TRUST_PROXY === "false" ? 0 : v.SVC_TRUST_PROXY === "true" ? 1 : Number(v.SVC_TRUST_PROXY);
   return {
     port: v.SVC_PORT,
@@ -96,5 +119,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     batchMaxRows: v.SVC_BATCH_MAX_ROWS,
     flushMs: v.SVC_FLUSH_MS,
     production: v.NODE_ENV === "production",
+    auth: auth.config,
   };
 }
