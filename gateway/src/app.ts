@@ -12,8 +12,13 @@ import type { Logger } from "./log.ts";
 import { ActorRegistry } from "./actors/registry.ts";
 import { type Authenticator, authRoutes, createAuthenticator } from "./auth/index.ts";
 import { Maintenance } from "./maintenance.ts";
+import { goalRoutes } from "./routes/goals.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { publicRoutes } from "./routes/public.ts";
+import { readRoutes } from "./routes/read.ts";
+import { siteRoutes } from "./routes/sites.ts";
+import { teamRoutes } from "./routes/team.ts";
 import { loadTrackerAsset } from "./routes/tracker-asset.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import type { Database } from "./storage/database.ts";
@@ -79,6 +84,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   authRoutes(router, { auth, trustProxy: config.trustProxy, now: clock.now, log });
   ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
   publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, defaultPartitionRows: () => maintenance.defaultRows });
+  siteRoutes(router, { pool, authenticate: auth.authenticate });
+  goalRoutes(router, { pool, clock, authenticate: auth.authenticate });
+  readRoutes(router, { pool, clock, authenticate: auth.authenticate });
+  teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
+  openapiRoutes(router);
 
   const transport = options.transport ?? transports[config.transport];
   const server: HttpServer = await transport.listen({

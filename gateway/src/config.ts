@@ -28,6 +28,22 @@ export interface GatewayConfig {
   readonly production: boolean;
   /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
   readonly auth: AuthConfig;
+  /** Language-model environment: the fallback choice for teams that stored none, and where each provider is reached. */
+  readonly llm: LlmEnvironment;
+}
+
+export const LLM_PROVIDERS = ["local", "openai", "anthropic", "gemini", "none"] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+export interface LlmEnvironment {
+  /** SVC_LLM_PROVIDER; null when unset (the local provider is then the default). */
+  readonly provider: LlmProvider | null;
+  readonly model: string | null;
+  readonly localHost: string;
+  readonly openaiBaseUrl: string | null;
+  readonly openaiApiKey: string | null;
+  readonly anthropicApiKey: string | null;
+  readonly geminiApiKey: string | null;
 }
 
 export class ConfigInvalid extends Error {
@@ -75,6 +91,16 @@ const ENTRIES = {
   SVC_JWT_ISSUER: entry(optionalString("SVC_JWT_ISSUER"), "a non-empty issuer", (s) => s === null || s.trim() !== ""),
   SVC_JWT_AUDIENCE: entry(optionalString("SVC_JWT_AUDIENCE"), "a non-empty audience", (s) => s === null || s.trim() !== ""),
   SVC_JWT_TEAM_CLAIM: entry(Config.String("SVC_JWT_TEAM_CLAIM").pipe(Config.withDefault(DEFAULT_TEAM_CLAIM)), "a claim name without spaces", (c) => /^\S{1,200}$/.test(c)),
+  SVC_LLM_PROVIDER: entry(
+    Config.Literals(LLM_PROVIDERS, "SVC_LLM_PROVIDER").pipe(Config.option, Config.map(Option.getOrNull)),
+    LLM_PROVIDERS.join(", "),
+  ),
+  SVC_LLM_MODEL: entry(optionalString("SVC_LLM_MODEL"), "a model name of at most 200 characters", (m) => m === null || (m.trim() !== "" && m.length <= 200)),
+  SVC_LLM_HOST: entry(Config.String("SVC_LLM_HOST").pipe(Config.withDefault("http://127.0.0.1:11434")), "an http(s) URL", (u) => /^https?:\/\/[^\s/]+/.test(u)),
+  SVC_OPENAI_BASE_URL: entry(optionalString("SVC_OPENAI_BASE_URL"), "an http(s) URL", (u) => u === null || /^https?:\/\/[^\s/]+/.test(u)),
+  SVC_OPENAI_API_KEY: entry(optionalString("SVC_OPENAI_API_KEY"), "a string"),
+  SVC_ANTHROPIC_API_KEY: entry(optionalString("SVC_ANTHROPIC_API_KEY"), "a string"),
+  SVC_GEMINI_API_KEY: entry(optionalString("SVC_GEMINI_API_KEY"), "a string"),
 } as const;
 
 type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
@@ -120,5 +146,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     flushMs: v.SVC_FLUSH_MS,
     production: v.NODE_ENV === "production",
     auth: auth.config,
+    llm: {
+      provider: v.SVC_LLM_PROVIDER,
+      model: v.SVC_LLM_MODEL,
+      localHost: v.SVC_LLM_HOST,
+      openaiBaseUrl: v.SVC_OPENAI_BASE_URL,
+      openaiApiKey: v.SVC_OPENAI_API_KEY,
+      anthropicApiKey: v.SVC_ANTHROPIC_API_KEY,
+      geminiApiKey: v.SVC_GEMINI_API_KEY,
+    },
   };
 }

@@ -1,0 +1,61 @@
+// Schemas of the routes other modules implement (auth and keys, public, live), written from those modules'
+// behaviour so /api/openapi.json covers every route. The ingest bodies are core's own schemas, used as-is.
+import { Schema } from "effect";
+
+export const LoginBody = Schema.Struct({
+  email: Schema.String.check(Schema.isMaxLength(320)),
+  password: Schema.String.check(Schema.isMaxLength(1024)),
+}).annotate({ identifier: "Login" });
+
+export const LoginResponse = Schema.Struct({
+  token: Schema.String.annotate({ description: "Session token: send as `Authorization: Bearer <token>`, or rely on the HttpOnly `svc_session` cookie set with it." }),
+  expires_at: Schema.String.annotate({ description: "ISO 8601; sessions last 12 hours." }),
+}).annotate({ identifier: "Session" });
+
+export const Me = Schema.Struct({
+  team_id: Schema.Int,
+  via: Schema.Literals(["session", "api_key", "jwt"]),
+  subject: Schema.String,
+  mode: Schema.Literals(["admin", "jwt"]),
+}).annotate({ identifier: "Me" });
+
+export const CreateKeyBody = Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)) }).annotate({ identifier: "CreateApiKey" });
+
+export const CreatedKey = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  key: Schema.String.annotate({ description: "`svc_live_…`: shown only in this response; stored only as a hash." }),
+  created_at: Schema.String,
+}).annotate({ identifier: "CreatedApiKey" });
+
+export const KeyList = Schema.Struct({
+  keys: Schema.Array(
+    Schema.Struct({
+      id: Schema.Int,
+      name: Schema.String,
+      prefix: Schema.String,
+      last4: Schema.String,
+      created_at: Schema.String,
+      last_used_at: Schema.NullOr(Schema.String),
+    }),
+  ),
+}).annotate({ identifier: "ApiKeyList" });
+
+export const Manifest = Schema.Struct({
+  version: Schema.Int,
+  site: Schema.String,
+  cookies: Schema.Literal(false),
+  ip_stored: Schema.Literal(false),
+  local_storage: Schema.Literal(false),
+  retention_days: Schema.Int,
+  city: Schema.Boolean,
+}).annotate({ identifier: "Manifest", description: "What is collected and what is not, how uniques work, the retention window (further fields are listed in the document itself)." });
+
+export const Health = Schema.Struct({
+  status: Schema.Literals(["ok", "degraded"]),
+  database: Schema.Literals(["up", "down"]),
+  sites: Schema.Int,
+  tracker: Schema.Boolean,
+}).annotate({ identifier: "Health", description: "Also actor, writer, rejection and default-partition counters." });
+
+export const LiveQuery = Schema.Struct({});
