@@ -51,6 +51,9 @@ export async function startEmbeddedServer(opts: { dataDir: string; log: (line: s
   await mkdir(dataDir, { recursive: true });
   // The server runs as the `postgres` user when we are root, so it must be able to reach its directory.
   if (runAs !== null) await chmod(dataDir, 0o755);
+  if (existsSync(join(pgDir, "PG_VERSION")) && !existsSync(join(dataDir, SETTINGS_FILE))) {
+    throw new Error(`${join(dataDir, SETTINGS_FILE)} is missing: it holds the password of the embedded PostgreSQL in ${pgDir}; restore it, or move ${pgDir} away to start afresh`);
+  }
   const settings = await loadSettings(dataDir);
 
   const attached = await attachToRunning(pgDir, settings);

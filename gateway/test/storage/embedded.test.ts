@@ -1,6 +1,6 @@
 // The embedded PostgreSQL of a machine without DATABASE_URL: started by the first process, joined by the
 // next (the operator CLI while the gateway runs), stopped only by the process that started it.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -95,5 +95,15 @@ describe("embedded PostgreSQL", () => {
     expect(listed.stderr).toMatch(/embedded PostgreSQL started/);
     const settings = JSON.parse(await readFile(join(dataDir, "embedded-postgres.json"), "utf8"));
     expect(await reachable(`postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/postgres`)).toBe(false);
+  });
+
+  it("refuses to start with a clear message when the file holding the password is gone", async () => {
+    const file = join(dataDir, "embedded-postgres.json");
+    await rename(file, `${file}.moved`);
+    try {
+      await expect(open()).rejects.toThrow(/embedded-postgres\.json is missing: it holds the password/);
+    } finally {
+      await rename(`${file}.moved`, file);
+    }
   });
 });
