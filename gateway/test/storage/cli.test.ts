@@ -46,7 +46,8 @@ describe("operator CLI", () => {
     const renamed = await runCli(["site", "rename", String(id), "store.example.com"], env);
     expect(renamed).toMatchObject({ code: 0, stdout: `site ${id} is now store.example.com\n` });
     expect(await findSiteById(db.pool, id)).toMatchObject({ domain: "store.example.com", retention_days: 90 });
-  });
+    // Five CLI processes in a row; each tsx start takes 0.5–2 s on the shared 2-core machine.
+  }, 60_000);
 
   it.each([
     { args: ["site", "add", "not a domain"], message: /not a valid domain/ },
