@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { addSite } from "../src/storage/sites.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { spawnGateway } from "./support/process.ts";
+import { launchGateway } from "../src/launch.ts";
 import { UA } from "./support/harness.ts";
 
 async function loadUntil(port: number, stop: { now: boolean }, acked: Set<number>, connections = 16): Promise<number> {
@@ -39,7 +39,7 @@ describe.each(["SIGTERM", "SIGKILL"] as const)("durability under %s during load"
   it("stores every acknowledged event", async () => {
     db = await createTestDatabase();
     await addSite(db.pool, { domain: "example.com" });
-    const gw = await spawnGateway({ DATABASE_URL: db.url });
+    const gw = await launchGateway({ DATABASE_URL: db.url });
     const acked = new Set<number>();
     const stop = { now: false };
     const loading = loadUntil(gw.port, stop, acked);

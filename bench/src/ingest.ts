@@ -1,0 +1,153 @@
+// npm run bench [-- --duration 60 --connections 64 --http uws|node]
+// Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
+// concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
+// stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+import { launchGateway } from "../../gateway/src/launch.ts";
+import { openDatabase } from "../../gateway/src/storage/database.ts";
+import { addSite } from "../../gateway/src/storage/sites.ts";
+import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "60" },
+    connections: { type: "string", default: "64" },
+    http: { type: "string", default: "uws" },
+    "k6-scenario": { type: "string" },
+  },
+});
+
+const scenario = buildScenario();
+if (args["k6-scenario"]) {
+  fs.writeFileSync(args["k6-scenario"], JSON.stringify({ domain: BENCH_DOMAIN, requests: scenario }));
+  console.log(`wrote ${scenario.length} requests to ${args["k6-scenario"]}`);
+  process.exit(0);
+}
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+
+async function freshDatabase(): Promise<{ url: string; pool: pg.Pool; dispose(): Promise<void> }> {
+  const server = process.env.DATABASE_URL;
+  if (server) {
+    const name = `svc_bench_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    const db = await openDatabase({ url: url.toString(), dataDir: os.tmpdir(), log: () => undefined });
+    return {
+      url: db.url,
+      pool: db.pool,
+      async dispose() {
+        await db.close();
+        const a = new pg.Client({ connectionString: server });
+        await a.connect();
+        await a.query(`drop database if exists ${name} with (force)`);
+        await a.end();
+      },
+    };
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
+  const db = await openDatabase({ url: null, dataDir, log: () => undefined });
+  return {
+    url: db.url,
+    pool: db.pool,
+    async dispose() {
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function procStats(pid: number): { rssMb: number; cpuS: number } | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const ticks = Number(stat[11]) + Number(stat[12]);
+    return { rssMb: rss, cpuS: ticks / 100 };
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const db = await freshDatabase();
+  await addSite(db.pool, { domain: BENCH_DOMAIN });
+  const gw = await launchGateway({ DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1" });
+  const pid = gw.child.pid!;
+  let rssPeak = 0;
+  let cpu = 0;
+  const sampler = setInterval(() => {
+    const s = procStats(pid);
+    if (s) {
+      rssPeak = Math.max(rssPeak, s.rssMb);
+      cpu = s.cpuS;
+    }
+  }, 250);
+
+  let next = 0;
+  let accepted = 0;
+  let rejected = 0;
+  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${gw.port}`,
+    connections,
+    duration,
+    method: "POST",
+    requests: [
+      {
+        setupRequest: (req: any, context: any) => {
+          const r = scenario[next++ % scenario.length]!;
+          context.rows = r.rows;
+          return { ...req, path: r.path, headers: r.headers, body: r.body };
+        },
+        onResponse: (status: number, _body: unknown, context: any) => {
+          if (status === 202) accepted += context.rows;
+          else rejected++;
+        },
+      },
+    ],
+  } as any);
+  const cpuBefore = procStats(pid)?.cpuS ?? cpu;
+  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`)).json()) as { writer: { batches: number; rows: number; lastCommitMs: number } };
+  gw.child.kill("SIGTERM");
+  const exit = await gw.exited();
+  clearInterval(sampler);
+
+  const { rows } = await db.pool.query("select (select count(*) from events)::int + (select count(*) from hits)::int as n");
+  const stored = rows[0].n as number;
+  await db.dispose();
+
+  const figures = {
+    duration_s: duration,
+    connections,
+    transport: args.http,
+    events_per_s: Math.round(accepted / duration),
+    requests_per_s: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    accepted,
+    stored,
+    lost: Math.max(0, accepted - stored),
+    errors: rejected + result.errors + result.timeouts,
+    gateway_rss_mb_peak: Math.round(rssPeak),
+    gateway_cpu_s: Math.round(cpuBefore * 10) / 10,
+    gateway_exit_code: exit.code,
+    writer_batches: health.writer.batches,
+    writer_rows_per_batch: Math.round(health.writer.rows / Math.max(1, health.writer.batches)),
+  };
+  console.log(JSON.stringify(figures));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,42 @@
+// Launches the real gateway as a child process (`node --import tsx gateway/src/main.ts`) and waits
+// until it listens: used by the durability tests (signals, kill -9) and by the ingest benchmark.
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly output: string[];
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "gateway/src/main.ts")], {
+    cwd: root,
+    // The "gateway listening" line is at info level: that is how the port is learned.
+    env: { ...process.env, SVC_PORT: "0", SVC_HOST: "127.0.0.1", ...env, SVC_LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = "";
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        output.push(line);
+        const m = /"msg":"gateway listening".*"port":(\d+)/.exec(line);
+        if (m) resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (c: Buffer) => output.push(c.toString()));
+    void exit.then(({ code }) => reject(new Error(`gateway exited (${code}) before listening:\n${output.join("\n")}`)));
+  });
+  return { child, port, output, exited: () => exit };
+}
