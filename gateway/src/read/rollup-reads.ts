@@ -57,8 +57,8 @@ export interface ValueCounts extends Counts {
 }
 
 /**
- * The top `limit` values of one dimension over a window, by visitors, then by count (pageviews + events +
- * hits: the one column a dimension's rows fill), then by value so equal rows keep a stable order.
+ * The top `limit` values of one dimension over a window: by visitors, then pageviews, then the other counts,
+ * then value, so equal rows keep a stable order.
  */
 export async function topValues(
   pool: pg.Pool,
@@ -75,7 +75,7 @@ export async function topValues(
              from rollup_daily
             where site_id = $1 and dim = $2 and actor = any($3::text[]) and bucket between $4::date and $5::date
             group by value
-            order by 2 desc, sum(pageviews + events + hits) desc, value
+            order by 2 desc, 3 desc, sum(events + hits) desc, value
             limit $6`,
     values: [siteId, dim, actors, range.from, range.to, limit],
   });

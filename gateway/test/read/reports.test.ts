@@ -1,0 +1,221 @@
+// Exact numbers of the read routes over the known fixture (fixture.ts), through real HTTP with an API key:
+// stats for several windows and actors, every breakdown field, the AI panel and goal conversions per actor.
+// Each response is also decoded with the Schema the OpenAPI document is generated from.
+import { Schema } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AiResponse, BreakdownResponse, StatsResponse } from "../../src/api-schema/read.ts";
+import { GoalsReport } from "../../src/api-schema/sites.ts";
+import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
+import { recomputedRollups, storedRollups } from "../support/recompute.ts";
+import { FIXTURE_DOMAIN, TODAY, YESTERDAY, ingestFixture } from "./fixture.ts";
+
+let h: Harness;
+let auth: Record<string, string>;
+let siteId: number;
+
+const get = async (path: string, schema: Schema.Top) => {
+  const reply = await call(h.base, "GET", path, { headers: auth });
+  expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+  Schema.decodeUnknownSync(schema as Schema.Codec<unknown>)(reply.json);
+  return reply.json;
+};
+
+beforeAll(async () => {
+  h = await startHarness({ now: `${YESTERDAY}T09:00:00Z`, env: { SVC_TRUST_PROXY: "1" }, sites: [FIXTURE_DOMAIN] });
+  await ingestFixture(h);
+  const { token } = await loginAsAdmin(h.base);
+  auth = bearer(await createApiKey(h.base, token));
+  siteId = (await h.pool.query("select id from sites where domain = $1", [FIXTURE_DOMAIN])).rows[0].id;
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const obs = (value: number | null) => ({ value, basis: "observed" });
+const zero = { visitors: 0, pageviews: 0, events: 0, hits: 0 };
+
+describe("the fixture's rollups", () => {
+  it("equal a recomputation from the raw rows (so the routes below read exact rollups)", async () => {
+    expect(await storedRollups(h.pool, siteId, "day")).toEqual(await recomputedRollups(h.pool, siteId, "day"));
+    expect(await storedRollups(h.pool, siteId, "hour")).toEqual(await recomputedRollups(h.pool, siteId, "hour"));
+  });
+});
+
+describe("GET /stats", () => {
+  it("30 days for humans (the default): totals, empty previous window, daily zero-filled series", async () => {
+    const s = await get(`/api/sites/${siteId}/stats`, StatsResponse);
+    expect(s).toMatchObject({ site_id: siteId, actor: "human", days: 30, from: "2026-02-14", to: TODAY, granularity: "day" });
+    expect(s.current).toEqual({ visitors: 4, pageviews: 6, events: 3, hits: 0, views_per_visitor: obs(1.5) });
+    expect(s.previous).toEqual({ from: "2026-01-15", to: "2026-02-13", totals: { ...zero, views_per_visitor: obs(null) } });
+    expect(s.change).toEqual({ visitors: obs(null), pageviews: obs(null), events: obs(null), hits: obs(null), views_per_visitor: obs(null) });
+    expect(s.series).toHaveLength(30);
+    expect(s.series[0]).toEqual({ bucket: "2026-02-14T00:00:00.000Z", ...zero });
+    expect(s.series[28]).toEqual({ bucket: `${YESTERDAY}T00:00:00.000Z`, visitors: 2, pageviews: 2, events: 1, hits: 0 });
+    expect(s.series[29]).toEqual({ bucket: `${TODAY}T00:00:00.000Z`, visitors: 2, pageviews: 4, events: 2, hits: 0 });
+  });
+
+  it("days=1 is today against yesterday, hourly through the current hour; the site's domain works as {id}", async () => {
+    const s = await get(`/api/sites/${FIXTURE_DOMAIN}/stats?days=1`, StatsResponse);
+    expect(s).toMatchObject({ days: 1, from: TODAY, to: TODAY, granularity: "hour" });
+    expect(s.current).toEqual({ visitors: 2, pageviews: 4, events: 2, hits: 0, views_per_visitor: obs(2) });
+    expect(s.previous.totals).toEqual({ visitors: 2, pageviews: 2, events: 1, hits: 0, views_per_visitor: obs(1) });
+    expect(s.change).toEqual({ visitors: obs(0), pageviews: obs(1), events: obs(1), hits: obs(null), views_per_visitor: obs(1) });
+    expect(s.series).toHaveLength(13); // 00:00 … 12:00
+    expect(s.series.filter((p: any) => p.pageviews + p.events > 0)).toEqual([{ bucket: `${TODAY}T09:00:00.000Z`, visitors: 2, pageviews: 4, events: 2, hits: 0 }]);
+  });
+
+  it("days=2 is hourly over both days", async () => {
+    const s = await get(`/api/sites/${siteId}/stats?days=2`, StatsResponse);
+    expect(s.series).toHaveLength(24 + 13);
+    expect(s.series[10]).toEqual({ bucket: `${YESTERDAY}T10:00:00.000Z`, visitors: 2, pageviews: 2, events: 1, hits: 0 });
+  });
+
+  it.each([
+    ["human_via_ai", { visitors: 3, pageviews: 3, events: 1, hits: 0 }, 1],
+    ["ai_crawler", { visitors: 2, pageviews: 0, events: 1, hits: 5 }, 0],
+    ["ai_agent", { visitors: 2, pageviews: 1, events: 0, hits: 4 }, 0.5],
+    ["bot", { visitors: 1, pageviews: 0, events: 0, hits: 1 }, 0],
+  ] as const)("actor=%s counts only that actor", async (actor, counts, vpv) => {
+    const s = await get(`/api/sites/${siteId}/stats?days=1&actor=${actor}`, StatsResponse);
+    expect(s.current).toEqual({ ...counts, views_per_visitor: obs(vpv) });
+  });
+
+  it("actor=all sums the actors; ratios over visitors summed across actors are inferred", async () => {
+    const s = await get(`/api/sites/${siteId}/stats?days=1&actor=all`, StatsResponse);
+    expect(s.current).toEqual({ visitors: 10, pageviews: 8, events: 4, hits: 10, views_per_visitor: { value: 0.8, basis: "inferred" } });
+  });
+});
+
+describe("GET /breakdown (humans, 30 days)", () => {
+  const row = (value: string, visitors: number, pageviews: number, label = value) => ({ value, label, visitors, pageviews, hits: 0 });
+  it.each([
+    ["page", [row("/", 3, 3), row("/pricing", 2, 2), row("/blog/a", 1, 1)]],
+    ["source", [row("", 3, 3, "Direct / None"), row("Google", 2, 2), row("newsletter", 1, 1)]],
+    ["channel", [row("direct", 3, 3), row("search", 2, 2), row("email", 1, 1)]],
+    // A visitors and pageviews tie: US has more other events (2 against 1).
+    ["country", [row("US", 2, 3), row("GB", 2, 3)]],
+    ["device", [row("desktop", 3, 4), row("mobile", 1, 2)]],
+    ["browser", [row("Chrome", 2, 3), row("Safari", 1, 2), row("Firefox", 1, 1)]],
+    ["os", [row("Windows", 2, 3), row("iOS", 1, 2), row("Linux", 1, 1)]],
+    ["utm_source", [row("newsletter", 1, 1)]],
+    ["utm_medium", [row("email", 1, 1)]],
+    ["utm_campaign", [row("launch", 1, 1)]],
+    [
+      "event",
+      [
+        { value: "pageview", label: "pageview", visitors: 4, events: 6, hits: 0 },
+        { value: "Signup", label: "Signup", visitors: 2, events: 2, hits: 0 },
+        { value: "Outbound Link", label: "Outbound Link", visitors: 1, events: 1, hits: 0 },
+      ],
+    ],
+  ] as const)("field=%s", async (field, rows) => {
+    const b = await get(`/api/sites/${siteId}/breakdown?field=${field}`, BreakdownResponse);
+    expect(b).toMatchObject({ site_id: siteId, actor: "human", days: 30, field });
+    expect(b.rows).toEqual(rows);
+  });
+
+  it("limit cuts the list; another actor and window give that actor's rows", async () => {
+    const b = await get(`/api/sites/${siteId}/breakdown?field=page&limit=1`, BreakdownResponse);
+    expect(b.rows.map((r: any) => r.value)).toEqual(["/"]);
+    const crawled = await get(`/api/sites/${siteId}/breakdown?field=page&actor=ai_crawler&days=1`, BreakdownResponse);
+    expect(crawled.rows).toEqual([
+      { value: "/blog/b", label: "/blog/b", visitors: 2, pageviews: 0, hits: 3 },
+      { value: "/blog/a", label: "/blog/a", visitors: 1, pageviews: 0, hits: 1 },
+      { value: "/docs", label: "/docs", visitors: 1, pageviews: 0, hits: 1 },
+      // Ties with the two above on visitors, pageviews and other counts (its 1 is GPTBot's Signup event): by value.
+      { value: "/pricing", label: "/pricing", visitors: 1, pageviews: 0, hits: 0 },
+    ]);
+  });
+});
+
+describe("GET /ai", () => {
+  it("assistants, crawlers with operators, agents, crawl-to-referral and agent task metrics", async () => {
+    const ai = await get(`/api/sites/${siteId}/ai`, AiResponse);
+    expect(ai).toEqual({
+      site_id: siteId,
+      days: 30,
+      from: "2026-02-14",
+      to: TODAY,
+      assistants: {
+        visitors: 3,
+        pageviews: 3,
+        rows: [
+          { name: "ChatGPT", operator: "OpenAI", visitors: 2, pageviews: 2 },
+          { name: "Perplexity", operator: "Perplexity", visitors: 1, pageviews: 1 },
+        ],
+      },
+      crawlers: {
+        hits: 5,
+        rows: [
+          { name: "GPTBot", operator: "OpenAI", hits: 3 },
+          { name: "ClaudeBot", operator: "Anthropic", hits: 2 },
+        ],
+      },
+      agents: {
+        fetches: 5,
+        rows: [
+          { name: "ChatGPT-User", operator: "OpenAI", fetches: 4, visitors: 1 },
+          { name: "HeadlessChrome", operator: "Google (Chrome headless mode)", fetches: 1, visitors: 1 },
+        ],
+      },
+      crawl_to_referral: [
+        { page: "/blog/b", crawled: 3, referred: 0, referred_pageviews: 0, never_referred: true },
+        { page: "/docs", crawled: 1, referred: 2, referred_pageviews: 2, never_referred: false },
+        { page: "/blog/a", crawled: 1, referred: 1, referred_pageviews: 1, never_referred: false },
+      ],
+      agent_tasks: {
+        fetches: 5,
+        status: { "2xx": 1, "3xx": 0, "4xx": 2, "5xx": 1 },
+        error_share: obs(0.75),
+        top_paths: [
+          { page: "/docs", fetches: 2 },
+          { page: "/missing", fetches: 2 },
+          { page: "/pricing", fetches: 1 },
+        ],
+      },
+    });
+  });
+
+  it("ignores actor, honours limit, and is empty for a window before the traffic", async () => {
+    const limited = await get(`/api/sites/${siteId}/ai?limit=1&actor=bot`, AiResponse);
+    expect(limited.crawlers.rows).toEqual([{ name: "GPTBot", operator: "OpenAI", hits: 3 }]);
+    expect(limited.crawl_to_referral).toHaveLength(1);
+    h.clock.set("2026-06-01T00:00:00Z");
+    try {
+      const later = await get(`/api/sites/${siteId}/ai?days=7`, AiResponse);
+      expect(later.crawlers).toEqual({ hits: 0, rows: [] });
+      expect(later.agent_tasks.error_share).toEqual(obs(null));
+    } finally {
+      h.clock.set(`${TODAY}T12:30:00Z`);
+    }
+  });
+});
+
+describe("goals", () => {
+  const conversions = async (query: string) => {
+    const report = await get(`/api/sites/${siteId}/goals${query}`, GoalsReport);
+    return Object.fromEntries(report.goals.map((g: any) => [g.name, [g.conversions, g.visitors]]));
+  };
+
+  it("counts each goal's events per actor; a crawler firing the goal never counts for human", async () => {
+    for (const name of ["Signup", "pageview", "Outbound Link", "Never fired"]) {
+      expect((await call(h.base, "POST", `/api/sites/${siteId}/goals`, { body: { name }, headers: auth })).status).toBe(201);
+    }
+    expect(await conversions("")).toEqual({ Signup: [2, 2], pageview: [6, 4], "Outbound Link": [1, 1], "Never fired": [0, 0] });
+    expect(await conversions("?days=1")).toEqual({ Signup: [1, 1], pageview: [4, 2], "Outbound Link": [1, 1], "Never fired": [0, 0] });
+    expect(await conversions("?days=1&actor=ai_crawler")).toEqual({ Signup: [1, 1], pageview: [0, 0], "Outbound Link": [0, 0], "Never fired": [0, 0] });
+    expect(await conversions("?actor=human_via_ai")).toEqual({ Signup: [1, 1], pageview: [3, 3], "Outbound Link": [0, 0], "Never fired": [0, 0] });
+    expect(await conversions("?days=1&actor=all")).toEqual({ Signup: [3, 3], pageview: [8, 6], "Outbound Link": [1, 1], "Never fired": [0, 0] });
+  });
+
+  it("a deleted goal leaves the report; its events remain and count again when re-created", async () => {
+    const report = await get(`/api/sites/${siteId}/goals`, GoalsReport);
+    const signup = report.goals.find((g: any) => g.name === "Signup");
+    expect((await call(h.base, "DELETE", `/api/sites/${siteId}/goals/${signup.id}`, { headers: auth })).status).toBe(204);
+    expect(Object.keys(await conversions(""))).toEqual(["pageview", "Outbound Link", "Never fired"]);
+    expect((await h.pool.query("select count(*)::int as n from events where name = 'Signup'")).rows[0].n).toBe(4);
+    expect((await call(h.base, "POST", `/api/sites/${siteId}/goals`, { body: { name: "Signup" }, headers: auth })).status).toBe(201);
+    expect((await conversions(""))["Signup"]).toEqual([2, 2]);
+  });
+});
