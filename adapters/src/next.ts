@@ -2,11 +2,16 @@ import { createSender, type HitSender } from "./sender.ts";
 import type { SvcOptions } from "./options.ts";
 import { finishedWebRequest, hasWaitUntil, type WaitUntil } from "./web-request.ts";
 
-/** Next's middleware signature, structurally: `(request: NextRequest, event: NextFetchEvent)`. */
-export type NextStyleMiddleware = (
-  request: Request,
-  event: WaitUntil,
-) => Response | null | undefined | void | Promise<Response | null | undefined | void>;
+type MiddlewareResult = Response | null | undefined | void;
+
+/**
+ * Next's middleware signature, structurally: `(request: NextRequest, event: NextFetchEvent)`. Generic in both,
+ * so a middleware typed with Next's own classes keeps its types through the wrapper.
+ */
+export type NextStyleMiddleware<Req extends Request = Request, Ev extends WaitUntil = WaitUntil> = (
+  request: Req,
+  event: Ev,
+) => MiddlewareResult | Promise<MiddlewareResult>;
 
 export interface NextSvcOptions extends SvcOptions {
   /**
@@ -38,11 +43,11 @@ function hooksOf(options: NextSvcOptions | HitSender, extra: AdapterHooks): Adap
  * route handler, or use the Node adapter in a custom server, where the final status matters.
  * If the middleware throws, the hit says 500 and the error is rethrown unchanged.
  */
-export function withSvc(
-  middleware: NextStyleMiddleware | undefined,
+export function withSvc<Req extends Request = Request, Ev extends WaitUntil = WaitUntil>(
+  middleware: NextStyleMiddleware<Req, Ev> | undefined,
   options: NextSvcOptions | HitSender,
   extra: AdapterHooks = {},
-): NextStyleMiddleware & { readonly svc: HitSender } {
+): ((request: Req, event: Ev) => Promise<MiddlewareResult>) & { readonly svc: HitSender } {
   if (middleware !== undefined && typeof middleware !== "function") throw new TypeError("svc: withSvc(middleware, options) needs a function");
   const sender = createSender(options);
   const hooks = hooksOf(options, extra);
@@ -59,7 +64,7 @@ export function withSvc(
     }
   };
 
-  const wrapped = async (request: Request, event: WaitUntil): Promise<Response | null | undefined | void> => {
+  const wrapped = async (request: Req, event: Ev): Promise<MiddlewareResult> => {
     let wanted = false;
     try {
       wanted = sender.wants(request.headers.get("user-agent"));
@@ -70,7 +75,7 @@ export function withSvc(
       if (wanted) report(request, event, 200);
       return undefined;
     }
-    let response: Response | null | undefined | void;
+    let response: MiddlewareResult;
     try {
       response = await middleware(request, event);
     } catch (error) {
@@ -84,8 +89,13 @@ export function withSvc(
 }
 
 /** A middleware that only reports: `export const middleware = svc({ endpoint, domain })`. */
-export function svc(options: NextSvcOptions | HitSender, extra: AdapterHooks = {}): NextStyleMiddleware & { readonly svc: HitSender } {
-  return withSvc(undefined, options, extra);
+export function svc(
+  options: NextSvcOptions | HitSender,
+  extra: AdapterHooks = {},
+): ((request: Request, event?: WaitUntil) => Promise<MiddlewareResult>) & { readonly svc: HitSender } {
+  return withSvc<Request, WaitUntil>(undefined, options, extra) as ((request: Request, event?: WaitUntil) => Promise<MiddlewareResult>) & {
+    readonly svc: HitSender;
+  };
 }
 
 export { createSender, HitSender } from "./sender.ts";
