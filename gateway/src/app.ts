@@ -14,6 +14,8 @@ import { type Authenticator, authRoutes, createAuthenticator } from "./auth/inde
 import { Maintenance } from "./maintenance.ts";
 import { goalRoutes } from "./routes/goals.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
+import { liveRoutes } from "./routes/live.ts";
+import { LiveHub } from "./live/hub.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { readRoutes } from "./routes/read.ts";
@@ -40,6 +42,7 @@ export interface Gateway {
   readonly port: number;
   readonly sites: SiteCache;
   readonly writer: GroupCommitWriter;
+  readonly live: LiveHub;
   readonly counters: RejectionCounters;
   /** Session, API key and (jwt mode) identity-provider checks for every non-public route. */
   readonly auth: Authenticator;
@@ -63,6 +66,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await sites.start();
 
   let actors: ActorRegistry | null = null;
+  const live = new LiveHub(clock.now);
   const writer = new GroupCommitWriter({
     pool,
     commit: commitBatch,
@@ -71,9 +75,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     capacity: 1024,
     log,
     onSitesInvalidated: (ids) => actors?.invalidate(ids),
+    onCommitted: (rollups) => live.publish(rollups),
   });
   actors = new ActorRegistry(config.mailboxSize, { pool, clock, writer, log, loadSalt: (id, day) => saltForDay(pool, id, day) });
   writer.start();
+  live.start();
   maintenance.start();
 
   const country = openCountryLookup(config.geoipPath);
@@ -83,10 +89,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const router = new Router();
   authRoutes(router, { auth, trustProxy: config.trustProxy, now: clock.now, log });
   ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
-  publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, defaultPartitionRows: () => maintenance.defaultRows });
-  siteRoutes(router, { pool, authenticate: auth.authenticate });
+  publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, live, defaultPartitionRows: () => maintenance.defaultRows });
+  siteRoutes(router, { pool, sites, authenticate: auth.authenticate });
   goalRoutes(router, { pool, clock, authenticate: auth.authenticate });
   readRoutes(router, { pool, clock, authenticate: auth.authenticate });
+  liveRoutes(router, { pool, clock, hub: live, actors, authenticate: auth.authenticate });
   teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
   openapiRoutes(router);
 
@@ -112,9 +119,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     port: server.port,
     sites,
     writer,
+    live,
     counters,
     auth,
     async stop() {
+      live.stop();
       await server.close();
       await actors!.stop();
       await writer.stop();

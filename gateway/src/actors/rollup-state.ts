@@ -52,6 +52,9 @@ export const HOUR_MS = 3_600_000;
 
 export class RollupState {
   private readonly visitorIds = new Map<string, number>();
+  /** Per visitor id: when it was last seen and as which actor, for "visitors in the last 5 minutes". */
+  private readonly lastSeen: number[] = [];
+  private readonly lastActor: string[] = [];
   private readonly daySeen = new Map<string, Set<number>>();
   private hourSeen = new Map<string, Set<number>>();
   private hour: number;
@@ -68,6 +71,18 @@ export class RollupState {
     return this.visitorIds.size;
   }
 
+  /** Distinct visitors seen since `since` (ms), per actor of their latest row. */
+  recentVisitors(since: number): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (let i = 0; i < this.lastSeen.length; i++) {
+      if (this.lastSeen[i]! >= since) {
+        const actor = this.lastActor[i]!;
+        out[actor] = (out[actor] ?? 0) + 1;
+      }
+    }
+    return out;
+  }
+
   /** Adds one row to the state and its counts to `out` (keyed per hour bucket and value). */
   observe(row: RollupRow, out: Map<string, RollupDelta>): void {
     const hour = row.ts - (row.ts % HOUR_MS);
@@ -82,6 +97,8 @@ export class RollupState {
       visitor = this.visitorIds.size;
       this.visitorIds.set(hashKey, visitor);
     }
+    this.lastSeen[visitor] = row.ts;
+    this.lastActor[visitor] = row.actor;
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;

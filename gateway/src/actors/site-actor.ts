@@ -58,6 +58,20 @@ export class SiteActor {
     return this.state?.visitors ?? 0;
   }
 
+  /**
+   * Distinct visitors seen in the last `windowMs`, per actor. Waits for today's state to be loaded
+   * (after a restart it is rebuilt from the day's rows first).
+   */
+  recentVisitors(windowMs: number): Promise<Record<string, number>> {
+    return new Promise((resolve, reject) => {
+      const ok = this.offer({
+        rows: [],
+        done: (error) => (error === undefined ? resolve(this.state?.recentVisitors(this.deps.clock.now() - windowMs) ?? {}) : reject(error)),
+      });
+      if (!ok) reject(new Error("mailbox full"));
+    });
+  }
+
   /** False when the mailbox is full: the caller answers 503 and nothing was taken. */
   offer(message: IngestMessage): boolean {
     const ok = Queue.offerUnsafe(this.mailbox, message);

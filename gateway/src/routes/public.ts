@@ -7,6 +7,7 @@ import type { Router } from "../http/router.ts";
 import type { ActorRegistry } from "../actors/registry.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
+import type { LiveHub } from "../live/hub.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
 
 export interface PublicDeps {
@@ -17,6 +18,7 @@ export interface PublicDeps {
   readonly actors: ActorRegistry;
   readonly writer: GroupCommitWriter;
   readonly counters: RejectionCounters;
+  readonly live: LiveHub;
   readonly defaultPartitionRows: () => { events: number; hits: number };
 }
 
@@ -47,6 +49,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         tracker: deps.tracker.available,
         actors: deps.actors.stats(),
         writer: deps.writer.stats,
+        live: deps.live.stats,
         rejected: deps.counters.counts,
         default_partition_rows: deps.defaultPartitionRows(),
       };

@@ -1,0 +1,115 @@
+// The live stream: a snapshot on connect, a delta within 1 s of an acknowledged event, credentials
+// required, and a subscriber that stops reading never slows or blocks ingest.
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, loginAsAdmin } from "./support/auth.ts";
+import { type Harness, UA, post, startHarness } from "./support/harness.ts";
+
+interface SseEvent {
+  event: string;
+  data: any;
+  receivedAt: number;
+}
+
+/** Opens the stream over a real socket and collects parsed events until close() is called. */
+function subscribe(url: string, headers: Record<string, string>) {
+  const events: SseEvent[] = [];
+  let status = 0;
+  let contentType = "";
+  let req: http.ClientRequest;
+  const opened = new Promise<void>((resolve, reject) => {
+    req = http.get(url, { headers }, (res) => {
+      status = res.statusCode ?? 0;
+      contentType = String(res.headers["content-type"] ?? "");
+      let buffer = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data), receivedAt: Date.now() });
+        }
+      });
+      resolve();
+    });
+    req.on("error", reject);
+  });
+  return {
+    opened,
+    events,
+    get status() {
+      return status;
+    },
+    get contentType() {
+      return contentType;
+    },
+    close: () => req.destroy(),
+  };
+}
+
+describe("live stream", () => {
+  let h: Harness;
+  let key: string;
+  beforeAll(async () => {
+    h = await startHarness({ sites: ["example.com"] });
+    const { token } = await loginAsAdmin(h.base);
+    key = await createApiKey(h.base, token);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("refuses a request without credentials", async () => {
+    const res = await fetch(`${h.base}/api/sites/example.com/live`);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error).toBeTruthy();
+  });
+
+  it("sends a snapshot, then the delta for an event within 1 s of its 202", async () => {
+    expect((await post(h.base, "/api/event", { d: "example.com", u: "https://example.com/first" }, { "user-agent": UA.chrome })).status).toBe(202);
+    const s = subscribe(`${h.base}/api/sites/example.com/live`, { authorization: `Bearer ${key}` });
+    await s.opened;
+    expect(s.status).toBe(200);
+    expect(s.contentType).toContain("text/event-stream");
+    await expect.poll(() => s.events.find((e) => e.event === "snapshot"), { timeout: 5000 }).toBeTruthy();
+    const snapshot = s.events.find((e) => e.event === "snapshot")!.data;
+    expect(snapshot.totals.human).toMatchObject({ pageviews: 1, visitors: 1 });
+    expect(snapshot.visitors_last_5_minutes).toEqual({ human: 1 });
+
+    const res = await post(h.base, "/api/event", { d: "example.com", n: "Signup", u: "https://example.com/signup" }, { "user-agent": UA.gptbot });
+    const ackedAt = Date.now();
+    expect(res.status).toBe(202);
+    await expect.poll(() => s.events.find((e) => e.event === "delta"), { timeout: 3000 }).toBeTruthy();
+    const delta = s.events.find((e) => e.event === "delta")!;
+    expect(delta.receivedAt - ackedAt).toBeLessThan(1000);
+    expect(delta.data.totals.ai_crawler).toMatchObject({ events: 1, visitors: 1 });
+    expect(delta.data.dimensions).toContainEqual(expect.objectContaining({ actor: "ai_crawler", dim: "event", value: "Signup", events: 1 }));
+    s.close();
+  });
+
+  it("keeps ingesting while a subscriber stops reading, and tells that subscriber to resync", async () => {
+    // A raw socket that sends the request and never reads: its receive window fills up.
+    const net = await import("node:net");
+    const stalled = net.connect(h.gateway.port, "127.0.0.1");
+    stalled.on("error", () => undefined);
+    await new Promise<void>((r) => stalled.once("connect", () => r()));
+    stalled.write(`GET /api/sites/example.com/live HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    stalled.pause();
+    await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBeGreaterThanOrEqual(1);
+
+    const started = Date.now();
+    // ~8 MB of deltas (4,250 hits on distinct 2 KB paths): more than the kernel buffers of a loopback socket hold.
+    const pad = "p".repeat(1990);
+    for (let round = 0; round < 170; round++) {
+      const hits = Array.from({ length: 25 }, (_, i) => ({ domain: "example.com", method: "GET", path: `/${pad}/${round}/${i}`, status: 200, user_agent: UA.gptbot, referrer: null, ip: `81.${round}.${i}.1` }));
+      expect((await post(h.base, "/api/hit", hits)).status).toBe(202);
+    }
+    expect(Date.now() - started).toBeLessThan(60_000);
+    await expect.poll(() => h.gateway.live.stats.resyncs, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    stalled.destroy();
+  });
+});
