@@ -98,7 +98,8 @@ export function resolveOptions(options: SvcOptions): ResolvedOptions {
     timeoutMs: integerIn("timeoutMs", options.timeoutMs, 5000, 1, 120_000),
     keepQuery: booleanOr("keepQuery", options.keepQuery, false),
     onError: options.onError,
-    // 1000 hits ≈ 10 full batches ≈ 0.5–5 MB at worst: enough to ride out a collector restart, bounded memory.
+    // 1000 hits = 10 full batches, ~0.3 MB typically (≤ ~10 MB with every field at its cap): enough to ride out
+    // a collector restart of a few seconds at 100+ crawler hits/s, with memory bounded.
     maxQueue: integerIn("maxQueue", options.maxQueue, 1000, 1, 1_000_000),
     batchSize,
     flushIntervalMs: integerIn("flushIntervalMs", options.flushIntervalMs, 1000, 1, 3_600_000),

@@ -139,7 +139,7 @@ describe.each(harnesses)("$name", (harness) => {
       }
       // Generous bounds for a shared 2-core machine; a host that waited on the collector would take >= 3000 ms.
       expect(median(brokenMs)).toBeLessThan(median(healthyMs) + 25);
-      expect(Math.max(...brokenMs)).toBeLessThan(1000);
+      expect(Math.max(...brokenMs)).toBeLessThan(2000);
       expect(maxQueued).toBeLessThanOrEqual(10);
       const stats = await broken.stats();
       expect(stats.sent).toBe(0);
