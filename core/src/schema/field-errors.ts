@@ -43,9 +43,16 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
     (issue.issue._tag === "InvalidValue" ? (annotatedMessage(issue.issue.annotations, "message") ?? "is invalid") : undefined),
 });
 
+// A 64 KB body can hold ~10,000 bad props; 50 errors (~4 KB of JSON) tell a client what to fix without echoing
+// a megabyte back.
+export const MAX_FIELD_ERRORS = 50;
+
 export function fieldErrors(issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): FieldError[] {
-  return formatter(issue).issues.map((i) => ({
+  const all = formatter(issue).issues;
+  const errors = all.slice(0, MAX_FIELD_ERRORS).map((i) => ({
     path: formatPath([...prefix, ...(i.path ?? []).map((p) => (typeof p === "object" ? p.key : p))]),
     message: i.message,
   }));
+  if (all.length > MAX_FIELD_ERRORS) errors.push({ path: "", message: `and ${all.length - MAX_FIELD_ERRORS} more errors` });
+  return errors;
 }
