@@ -1,6 +1,7 @@
 // Hosted mode (SVC_AUTH_MODE=jwt): tokens issued by an external identity provider. The signature is checked
 // against the provider's JWKS (RS256/ES256) or a shared HS256 secret, then `iss`, `aud` and `exp`; the user's
 // team is the slug in the configured claim and must be a row of `teams` — anyone else is refused (invite-only).
+import { createSecretKey, type KeyObject } from "node:crypto";
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, type JWTPayload, jwtVerify } from "jose";
 import type pg from "pg";
 import type { Clock } from "@svc/core";
@@ -15,7 +16,7 @@ const CLOCK_TOLERANCE_S = 30;
 
 export class ExternalJwtVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | null;
-  private readonly secret: Uint8Array | null;
+  private readonly secret: KeyObject | null;
 
   constructor(
     private readonly config: JwtAuthConfig,
@@ -26,7 +27,7 @@ export class ExternalJwtVerifier {
     // jose caches the key set for 10 minutes and refetches (at most every 30 s) when a token names an unknown `kid`,
     // so a provider's key rotation is picked up without a restart.
     this.jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : null;
-    this.secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : null;
+    this.secret = config.jwtSecret ? createSecretKey(Buffer.from(config.jwtSecret, "utf8")) : null;
   }
 
   async verify(token: string): Promise<Principal> {

@@ -1,7 +1,7 @@
 // Admin-mode session tokens: an HS256 JWT signed with SVC_JWT_SECRET whose `sid` names a row of auth_sessions.
 // The signature makes a token unforgeable without a database read; the row makes logout immediate (the row is
 // deleted, the token dies with it even though its `exp` is still ahead).
-import { randomBytes } from "node:crypto";
+import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type pg from "pg";
 import type { Clock } from "@svc/core";
@@ -20,14 +20,15 @@ export interface IssuedSession {
 }
 
 export class SessionTokens {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
 
   constructor(
     private readonly pool: pg.Pool,
     secret: string,
     private readonly clock: Clock,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    // Imported once: passing raw bytes would make jose import the HMAC key again on every sign and verify.
+    this.key = createSecretKey(Buffer.from(secret, "utf8"));
   }
 
   async issue(subject: string, teamId: number): Promise<IssuedSession> {
