@@ -7,6 +7,7 @@ import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
+import type { SiteCache } from "../sites/site-cache.ts";
 import { type SiteRecord, addSite, findSiteByDomain, listSites, findSiteById, updateSite } from "../storage/sites.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { jsonResponse } from "./json-response.ts";
@@ -16,6 +17,8 @@ export type Authenticate = (req: HttpRequest) => Promise<Principal>;
 
 export interface SiteRouteDeps {
   readonly pool: pg.Pool;
+  /** This process's ingest cache: reloaded before a domain change is answered (other processes get the NOTIFY). */
+  readonly sites: SiteCache;
   readonly authenticate: Authenticate;
 }
 
@@ -75,6 +78,9 @@ export function siteRoutes(router: Router, deps: SiteRouteDeps): void {
         throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days" }]);
       }
       const updated = await updateSite(pool, site.id, patch).catch(storageToApi);
+      // The NOTIFY reaches this process's cache a moment later; reloading now makes the old domain 404 by the
+      // time the client reads this answer, not a few milliseconds after.
+      if (updated.domain !== site.domain) await deps.sites.reload();
       return jsonResponse(200, toSite(updated));
     });
 }
