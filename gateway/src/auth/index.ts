@@ -20,6 +20,7 @@ export { authRoutes, type AuthRouteDeps } from "../routes/auth.ts";
 export { API_KEY_PREFIX, SESSION_COOKIE } from "./credentials.ts";
 export { SESSION_LIFETIME_MS } from "./session-tokens.ts";
 
+/** Both checks are closures without `this`, so routes may take them unbound (`authenticate: auth.authenticate`). */
 export interface Authenticator {
   /** Any valid credential: session cookie `svc_session`, `Authorization: Bearer <session token>`, `Authorization: Bearer svc_live_…`, or (jwt mode) a JWT. Throws ApiError("unauthorized"). */
   authenticate(req: HttpRequest): Promise<Principal>;
