@@ -50,6 +50,17 @@ export function svc(
   const sender = createSender(options);
   const getConnInfo = adapterOptions.getConnInfo ?? ("getConnInfo" in options ? options.getConnInfo : undefined);
   if (getConnInfo !== undefined && typeof getConnInfo !== "function") throw new TypeError("svc: getConnInfo must be a function");
+  const report = (c: HonoContextLike, status: number): void => {
+    try {
+      const peer = getConnInfo !== undefined ? getConnInfo(c as never).remote.address : nodeServerAddress(c.env);
+      const finished = finishedWebRequest(c.req.raw, status, peer);
+      const ctx = executionContext(c);
+      if (hasWaitUntil(ctx)) ctx.waitUntil(sender.recordAndWait(finished));
+      else sender.record(finished);
+    } catch {
+      // Reporting never breaks the host's response.
+    }
+  };
   const middleware = async (c: HonoContextLike, next: () => Promise<void>): Promise<void> => {
     let wanted = false;
     try {
@@ -57,17 +68,14 @@ export function svc(
     } catch {
       wanted = false;
     }
-    await next();
-    if (!wanted) return;
     try {
-      const peer = getConnInfo !== undefined ? getConnInfo(c as never).remote.address : nodeServerAddress(c.env);
-      const finished = finishedWebRequest(c.req.raw, c.res.status, peer);
-      const ctx = executionContext(c);
-      if (hasWaitUntil(ctx)) ctx.waitUntil(sender.recordAndWait(finished));
-      else sender.record(finished);
-    } catch {
-      // Reporting never breaks the host's response.
+      await next();
+    } catch (error) {
+      // Hono's own error handler normally turns a throw into c.res; a rethrown error still gets its 500 reported.
+      if (wanted) report(c, 500);
+      throw error;
     }
+    if (wanted) report(c, c.res.status);
   };
   return Object.assign(middleware, { svc: sender });
 }

@@ -123,7 +123,9 @@ export class HitSender {
           if (this.#open !== batch) return;
           this.#open = undefined;
           this.#openRelease = undefined;
-          void this.#postHits(batch).then(resolve);
+          void this.#postHits(batch)
+            .catch((error: unknown) => this.#report(internalError(error)))
+            .then(resolve);
         }, this.options.flushIntervalMs),
       );
       // Taken by a request that filled it, or by flush(): that caller carries the POST, this request is done.
@@ -256,7 +258,9 @@ export class HitSender {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    this.#running = this.#drain();
+    // #drain catches every failure of a POST; the catch only keeps a bug of ours from becoming an unhandled
+    // rejection in the host.
+    this.#running = this.#drain().catch((error: unknown) => this.#report(internalError(error)));
   }
 
   async #drain(): Promise<void> {
@@ -362,6 +366,10 @@ function encodeBatch(hits: readonly Hit[], limit: number): { body: string; count
     bytes += size;
   }
   return { body: `[${parts.join(",")}]`, count: parts.length };
+}
+
+function internalError(error: unknown): SvcSendError {
+  return new SvcSendError(`svc: internal error while sending: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 function describe(error: Error): string {

@@ -55,6 +55,14 @@ describe.each(harnesses)("$name", (harness) => {
     expect(c.hits()).toMatchObject([{ path: "/no-such-page", status: 404, referrer: "", user_agent: GPTBOT }]);
   });
 
+  it("reports the status the host answered with after its handler failed: 500", async () => {
+    const c = await collector();
+    const site = await app({ svc: { endpoint: c.endpoint, domain: DOMAIN } });
+    expect((await get(`${site.url}/boom`, { "user-agent": GPTBOT })).status).toBe(500);
+    await site.closeSender();
+    expect(c.hits()).toMatchObject([{ path: "/boom", status: 500 }]);
+  });
+
   it.each([
     { keepQuery: false, path: "/blog" },
     { keepQuery: true, path: "/blog?utm_source=chatgpt.com&page=2" },

@@ -1,5 +1,5 @@
 // One harness per adapter, each a real framework instance serving the same site over a real socket:
-// GET /blog → 200, anything else → 404. The shared suite in adapters.test.ts runs against every harness.
+// GET /blog → 200, GET /boom fails in the handler → 500, anything else → 404. The shared suite in adapters.test.ts runs against every harness.
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -68,6 +68,7 @@ function options(config: AppConfig): { svc: SvcOptions; errors: () => number } {
 function site(req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? "/").split("?")[0];
   if (path === "/blog") res.writeHead(200, { "content-type": "text/plain" }).end("blog");
+  else if (path === "/boom") res.writeHead(500, { "content-type": "text/plain" }).end("internal error");
   else res.writeHead(404, { "content-type": "text/plain" }).end("not found");
 }
 
@@ -109,6 +110,10 @@ const expressHarness: Harness = {
     app.get("/blog", (_req, res) => {
       res.type("text/plain").send("blog");
     });
+    app.get("/boom", () => {
+      throw new Error("boom");
+    });
+    // Express's final handler answers the throw with a 500 (quietly: NODE_ENV is "test" under vitest).
     const server = await listen(app);
     return inProcess(middleware.svc, errors, server.url, server.stop);
   },
@@ -122,6 +127,10 @@ const honoHarness: Harness = {
     const app = new Hono();
     app.use(middleware);
     app.get("/blog", (c) => c.text("blog"));
+    app.get("/boom", () => {
+      throw new Error("boom");
+    });
+    app.onError((_error, c) => c.text("internal error", 500));
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
     });
@@ -152,7 +161,9 @@ const nextHarness: Harness = {
     // The user's middleware: lets /blog through (NextResponse.next() is a 200 with x-middleware-next) and
     // answers everything else itself with a 404.
     const middleware = withSvcNext(async (request) => {
-      if (new URL(request.url).pathname === "/blog") return new Response(null, { headers: { "x-middleware-next": "1" } });
+      const path = new URL(request.url).pathname;
+      if (path === "/blog") return new Response(null, { headers: { "x-middleware-next": "1" } });
+      if (path === "/boom") throw new Error("boom");
       return new Response("not found", { status: 404 });
     }, svc);
     const pending = new Set<Promise<unknown>>();
@@ -164,7 +175,13 @@ const nextHarness: Harness = {
           void promise.finally(() => pending.delete(promise));
         },
       };
-      const response = await middleware(request, event);
+      let response: Response | null | undefined | void;
+      try {
+        response = await middleware(request, event);
+      } catch {
+        // Next renders its error page for a middleware that throws.
+        response = new Response("internal error", { status: 500 });
+      }
       if (response instanceof Response && response.headers.get("x-middleware-next") !== "1") await writeWebResponse(res, response);
       else site(req, res);
     });
@@ -174,7 +191,9 @@ const nextHarness: Harness = {
 
 const workerFetch = {
   async fetch(request: Request): Promise<Response> {
-    return new URL(request.url).pathname === "/blog" ? new Response("blog") : new Response("not found", { status: 404 });
+    const path = new URL(request.url).pathname;
+    if (path === "/boom") throw new Error("boom");
+    return path === "/blog" ? new Response("blog") : new Response("not found", { status: 404 });
   },
 };
 
@@ -193,7 +212,9 @@ const workerOnNode: Harness = {
     const server = await listen(async (req, res) => {
       // Cloudflare's edge sets cf-connecting-ip to the client address; here the client is the socket peer.
       const request = webRequest(req, "http://127.0.0.1", { "cf-connecting-ip": req.socket.remoteAddress ?? "" });
-      await writeWebResponse(res, await worker.fetch(request, {}, ctx));
+      // The runtime answers a handler that throws with a 500, as workerd does.
+      const response = await worker.fetch(request, {}, ctx).catch(() => new Response("internal error", { status: 500 }));
+      await writeWebResponse(res, response);
     });
     return inProcess(worker.svc()!, errors, server.url, server.stop);
   },
