@@ -65,6 +65,31 @@ function capped(value: string | null | undefined, max: number): string {
   return value.length > max ? value.slice(0, max) : value;
 }
 
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
+
+/** An IPv4 or IPv6 address as the collector accepts it (Node's `net.isIP`, without needing node:net on the edge). */
+export function isIpAddress(address: string): boolean {
+  if (IPV4.test(address)) return true;
+  if (address.indexOf(":") === -1) return false;
+  let groups = address.split(":");
+  const last = groups[groups.length - 1]!;
+  let slots = 8;
+  if (last.indexOf(".") !== -1) {
+    // An embedded IPv4 tail ("::ffff:192.0.2.1") takes two of the eight groups.
+    if (!IPV4.test(last)) return false;
+    groups = groups.slice(0, -1);
+    groups.push("0");
+    slots = 7;
+  }
+  const double = address.indexOf("::");
+  if (double !== address.lastIndexOf("::")) return false;
+  if (double === -1) return groups.length === slots && groups.every((g) => HEX_GROUP.test(g));
+  const [head, tail] = groups.join(":").split("::") as [string, string];
+  const parts = [...(head === "" ? [] : head.split(":")), ...(tail === "" ? [] : tail.split(":"))];
+  return parts.length < slots && parts.every((g) => HEX_GROUP.test(g));
+}
+
 /** Drops the IPv4-mapped IPv6 prefix Node reports on dual-stack sockets ("::ffff:127.0.0.1" → "127.0.0.1"). */
 export function normalizeAddress(address: string): string {
   let a = address.trim();
@@ -76,9 +101,19 @@ export function normalizeAddress(address: string): string {
     // "203.0.113.7:51234": an IPv4 address with a port.
     a = a.slice(0, a.indexOf(":"));
   }
+  // A zone index ("fe80::1%eth0") names a local interface: meaningless to the collector.
+  const zone = a.indexOf("%");
+  if (zone !== -1) a = a.slice(0, zone);
   if (a.length > 7 && a.slice(0, 7).toLowerCase() === "::ffff:" && a.indexOf(".") !== -1) a = a.slice(7);
   return a;
 }
+
+/**
+ * Sent when no valid client address is known (no socket address, no usable header): the unspecified address.
+ * The collector rejects a batch with an invalid `ip` as a whole, and a crawler hit is worth counting even
+ * without one; the collector finds no country for it, and such hits share one daily visitor hash per user agent.
+ */
+export const UNKNOWN_ADDRESS = "0.0.0.0";
 
 /**
  * Which address is the client:
@@ -86,7 +121,7 @@ export function normalizeAddress(address: string): string {
  * - `true`: the leftmost X-Forwarded-For entry (whatever the first proxy saw; spoofable unless your proxy overwrites it).
  * - `n` (a number of trusted proxies in front of the app): the n-th X-Forwarded-For entry from the right, as Express's
  *   `trust proxy = n`; with fewer entries than n, the leftmost one.
- * Without an X-Forwarded-For header it is always the peer address.
+ * Without a usable X-Forwarded-For entry it is the peer address; without a valid peer address, UNKNOWN_ADDRESS.
  */
 export function clientAddress(
   peerAddress: string | null | undefined,
@@ -96,11 +131,13 @@ export function clientAddress(
   if (trustProxy !== false && trustProxy !== 0 && forwardedFor) {
     const entries = forwardedFor.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
     if (entries.length > 0) {
-      const pick = trustProxy === true ? entries[0]! : entries[Math.max(0, entries.length - trustProxy)]!;
-      return normalizeAddress(pick);
+      const pick = normalizeAddress(trustProxy === true ? entries[0]! : entries[Math.max(0, entries.length - trustProxy)]!);
+      // Some proxies write "unknown" or an obfuscated token (RFC 7239): then the peer is the best we know.
+      if (isIpAddress(pick)) return pick;
     }
   }
-  return peerAddress ? normalizeAddress(peerAddress) : "";
+  const peer = peerAddress ? normalizeAddress(peerAddress) : "";
+  return isIpAddress(peer) ? peer : UNKNOWN_ADDRESS;
 }
 
 export interface HitSettings {
@@ -109,12 +146,23 @@ export interface HitSettings {
   readonly trustProxy: boolean | number;
 }
 
-export function buildHit(settings: HitSettings, request: FinishedRequest): Hit {
+/** The collector's rule for `method`: an HTTP token of at most 16 characters. */
+const HTTP_METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/;
+
+/**
+ * The hit for a finished request, or undefined when the collector would refuse it: a method that is not an
+ * HTTP token of ≤ 16 characters, or a status outside 100–599 (Node allows up to 999). One refused hit would
+ * fail its whole batch, so such a request is not reported (the sender counts it as dropped).
+ */
+export function buildHit(settings: HitSettings, request: FinishedRequest): Hit | undefined {
+  const method = request.method.toUpperCase();
+  const status = request.status;
+  if (!HTTP_METHOD.test(method) || !Number.isInteger(status) || status < 100 || status > 599) return undefined;
   return {
     domain: settings.domain,
-    method: request.method.toUpperCase(),
+    method,
     path: requestPath(request.url, settings.keepQuery),
-    status: request.status,
+    status,
     user_agent: capped(request.userAgent, MAX_USER_AGENT_CHARS),
     referrer: capped(request.referrer, MAX_REFERRER_CHARS),
     ip: clientAddress(request.peerAddress, request.forwardedFor, settings.trustProxy),

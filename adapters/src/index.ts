@@ -5,6 +5,8 @@ export {
   clientAddress,
   requestPath,
   normalizeAddress,
+  isIpAddress,
+  UNKNOWN_ADDRESS,
   MAX_PATH_CHARS,
   MAX_REFERRER_CHARS,
   MAX_USER_AGENT_CHARS,

@@ -82,7 +82,9 @@ export function resolveOptions(options: SvcOptions): ResolvedOptions {
   if (typeof domain !== "string" || domain.trim().length === 0) {
     fail('domain is required: the domain the site is registered under, e.g. "example.com"');
   }
-  if (/[\s/]/.test(domain.trim())) fail(`domain must be a bare host name like "example.com", got ${JSON.stringify(domain)}`);
+  if (/[\s/]/.test(domain.trim()) || domain.trim().length > 253) {
+    fail(`domain must be a bare host name like "example.com" (at most 253 characters), got ${JSON.stringify(domain)}`);
+  }
   const trustProxy = options.trustProxy ?? false;
   if (typeof trustProxy !== "boolean" && !(typeof trustProxy === "number" && Number.isInteger(trustProxy) && trustProxy >= 0)) {
     fail(`trustProxy must be true, false or a number of proxies (an integer >= 0), got ${JSON.stringify(trustProxy)}`);

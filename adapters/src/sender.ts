@@ -178,7 +178,9 @@ export class HitSender {
 
   #build(request: FinishedRequest): Hit | undefined {
     try {
-      return buildHit(this.options, request);
+      const hit = buildHit(this.options, request);
+      if (hit === undefined) this.#dropped++;
+      return hit;
     } catch (error) {
       // A request object no adapter foresaw must not break the host: count it and tell the operator.
       this.#dropped++;

@@ -1,4 +1,7 @@
-// A real node:http server on 127.0.0.1 standing in for the collector's POST /api/hit.
+// A real node:http server on 127.0.0.1 standing in for the collector's POST /api/hit. It decodes every body
+// with the gateway's own schema (@svc/core, a dev dependency only) and answers 400 as the gateway would, so a
+// hit the real collector would refuse fails the test.
+import { decodeServerHits } from "@svc/core";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -48,7 +51,20 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
       res.writeHead(413, { "content-type": "application/json" }).end('{"error":"request too large"}');
       return;
     }
-    batches.push(JSON.parse(body) as Hit[]);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
+      return;
+    }
+    const decoded = decodeServerHits(parsed);
+    if (!Array.isArray(parsed) || !decoded.ok) {
+      const details = decoded.ok ? [{ path: "", message: "the middleware always sends an array" }] : decoded.errors;
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid body", details }));
+      return;
+    }
+    batches.push(parsed as Hit[]);
     res.writeHead(202).end();
     notify();
   });

@@ -1,5 +1,17 @@
+import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { buildHit, clientAddress, normalizeAddress, requestPath, MAX_PATH_CHARS, MAX_REFERRER_CHARS, MAX_USER_AGENT_CHARS } from "../src/index.ts";
+import {
+  buildHit,
+  clientAddress,
+  isIpAddress,
+  normalizeAddress,
+  requestPath,
+  MAX_PATH_CHARS,
+  MAX_REFERRER_CHARS,
+  MAX_USER_AGENT_CHARS,
+  UNKNOWN_ADDRESS,
+  type FinishedRequest,
+} from "../src/index.ts";
 
 describe("requestPath", () => {
   it.each([
@@ -37,7 +49,12 @@ describe("clientAddress", () => {
     { peer: "127.0.0.1", xff: undefined, trust: true, ip: "127.0.0.1" },
     { peer: "127.0.0.1", xff: " , ", trust: 1, ip: "127.0.0.1" },
     { peer: "::ffff:192.0.2.1", xff: null, trust: false, ip: "192.0.2.1" },
-    { peer: undefined, xff: null, trust: false, ip: "" },
+    { peer: undefined, xff: null, trust: false, ip: UNKNOWN_ADDRESS },
+    { peer: "", xff: "203.0.113.9", trust: false, ip: UNKNOWN_ADDRESS },
+    { peer: "127.0.0.1", xff: "unknown", trust: true, ip: "127.0.0.1" },
+    { peer: "127.0.0.1", xff: "_hidden, 10.1.2.3", trust: 2, ip: "127.0.0.1" },
+    { peer: "not-an-address", xff: null, trust: false, ip: UNKNOWN_ADDRESS },
+    { peer: "fe80::1%eth0", xff: null, trust: false, ip: "fe80::1" },
     { peer: null, xff: "2001:db8::1", trust: 1, ip: "2001:db8::1" },
     { peer: null, xff: "[2001:db8::2]:443", trust: 1, ip: "2001:db8::2" },
     { peer: null, xff: "192.0.2.7:51234", trust: 1, ip: "192.0.2.7" },
@@ -81,7 +98,58 @@ describe("buildHit", () => {
       peerAddress: "127.0.0.1",
       forwardedFor: null,
     });
-    expect(hit.user_agent).toHaveLength(MAX_USER_AGENT_CHARS);
-    expect(hit.referrer).toHaveLength(MAX_REFERRER_CHARS);
+    expect(hit!.user_agent).toHaveLength(MAX_USER_AGENT_CHARS);
+    expect(hit!.referrer).toHaveLength(MAX_REFERRER_CHARS);
+  });
+});
+
+describe("isIpAddress agrees with node:net isIP", () => {
+  it.each([
+    "127.0.0.1",
+    "0.0.0.0",
+    "255.255.255.255",
+    "256.1.1.1",
+    "1.2.3",
+    "01.2.3.4",
+    "1.2.3.4.5",
+    "::",
+    "::1",
+    "2001:db8::1",
+    "2001:db8:0:0:0:0:0:1",
+    "2001:db8:0:0:0:0:0:0:1",
+    "2001:db8::0:0:0:0:0:1",
+    "2001:db8:::1",
+    "2001:db8::1::2",
+    "::ffff:192.0.2.1",
+    "64:ff9b::192.0.2.33",
+    "1:2:3:4:5:6:192.0.2.1",
+    "1:2:3:4:5:6:7:192.0.2.1",
+    "12345::1",
+    "g::1",
+    "fe80::",
+    ":1",
+    "1:",
+    "",
+    "unknown",
+    "localhost",
+  ])("%j", (address) => {
+    expect(isIpAddress(address)).toBe(isIP(address) !== 0);
+  });
+});
+
+describe("requests the collector would refuse are not reported", () => {
+  const settings = { domain: "example.com", keepQuery: false, trustProxy: false as const };
+  const base: FinishedRequest = { method: "GET", url: "/", status: 200, userAgent: "x", referrer: null, peerAddress: "127.0.0.1", forwardedFor: null };
+  it.each([
+    { method: "GET", status: 200, reported: true },
+    { method: "propfind", status: 207, reported: true },
+    { method: "BASELINE-CONTROL", status: 200, reported: true },
+    { method: "A-METHOD-LONGER-THAN-16", status: 200, reported: false },
+    { method: "GET /x", status: 200, reported: false },
+    { method: "GET", status: 99, reported: false },
+    { method: "GET", status: 600, reported: false },
+    { method: "GET", status: 999, reported: false },
+  ])("$method $status → reported: $reported", ({ method, status, reported }) => {
+    expect(buildHit(settings, { ...base, method, status }) !== undefined).toBe(reported);
   });
 });

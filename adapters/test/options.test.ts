@@ -30,6 +30,7 @@ describe("options", () => {
     [{ ...valid, domain: undefined }, "domain is required"],
     [{ ...valid, domain: "  " }, "domain is required"],
     [{ ...valid, domain: "https://example.com/" }, "domain must be a bare host name"],
+    [{ ...valid, domain: "a".repeat(254) }, "at most 253 characters"],
     [{ ...valid, humans: "yes" }, "humans must be true or false"],
     [{ ...valid, keepQuery: 1 }, "keepQuery must be true or false"],
     [{ ...valid, trustProxy: -1 }, "trustProxy must be true, false or a number of proxies"],

@@ -68,6 +68,17 @@ describe("HitSender", () => {
     expect(errors.map((e) => e.message)).toEqual(["svc: the collector answered 404 to a batch of 1 hits"]);
   });
 
+  it("a hand-made hit the collector refuses fails its whole batch (why buildHit checks every field)", async () => {
+    const c = await collector();
+    const errors: Error[] = [];
+    const s = sender({ endpoint: c.endpoint, domain: "example.com", onError: (e) => errors.push(e) });
+    s.record(finished());
+    s.enqueue({ domain: "example.com", method: "GET", path: "/", status: 200, user_agent: "x", referrer: "", ip: "" });
+    await s.flush();
+    expect(s.stats()).toMatchObject({ sent: 0, failed: 2 });
+    expect(errors.map((e) => e.message)).toEqual(["svc: the collector answered 400 to a batch of 2 hits"]);
+  });
+
   it("gives up on a collector that does not answer within timeoutMs", async () => {
     const c = await collector("hang");
     const errors: Error[] = [];
