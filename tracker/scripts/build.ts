@@ -3,7 +3,7 @@
  * SPEC "Limits" says about 1 KB, so more than 1,024 bytes after `gzip -9` fails the build.
  * Run: `npm run build -w tracker`. Tests call `buildTracker()` from their global setup.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -45,7 +45,10 @@ export async function buildTracker(budgetBytes: number = GZIP_BUDGET_BYTES): Pro
   const gzipBytes = gzipSize(code);
   if (gzipBytes > budgetBytes) throw new TrackerOverBudget(gzipBytes, budgetBytes);
   await mkdir(dirname(TRACKER_BUNDLE), { recursive: true });
-  await writeFile(TRACKER_BUNDLE, code);
+  // Written beside and renamed into place: tests of other workspaces build it too, and a reader must never see half a file.
+  const partial = `${TRACKER_BUNDLE}.${process.pid}.partial`;
+  await writeFile(partial, code);
+  await rename(partial, TRACKER_BUNDLE);
   return { path: TRACKER_BUNDLE, rawBytes: code.length, gzipBytes };
 }
 
