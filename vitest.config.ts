@@ -4,5 +4,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: ["core", "gateway", "tracker", "adapters"],
+    reporters: ["default", "./scripts/plain-summary-reporter.ts"],
   },
 });
