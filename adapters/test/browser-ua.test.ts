@@ -9,7 +9,7 @@ interface CorpusCase {
   readonly expected: string;
 }
 
-const corpus = readFileSync(new URL("../../../shared/corpus/actors.jsonl", import.meta.url), "utf8")
+const corpus = readFileSync(new URL("../../core/test/fixtures/actors.jsonl", import.meta.url), "utf8")
   .split("\n")
   .filter((line) => line.trim().length > 0)
   .map((line) => JSON.parse(line) as CorpusCase);
