@@ -14,7 +14,9 @@ export interface GatewayProcess {
 }
 
 export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "gateway/src/main.ts")], {
+  // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
+  const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", path.join(root, "gateway/src/main.ts")], {
     cwd: root,
     // The "gateway listening" line is at info level: that is how the port is learned.
     env: { ...process.env, SVC_PORT: "0", SVC_HOST: "127.0.0.1", ...env, SVC_LOG_LEVEL: "info" },

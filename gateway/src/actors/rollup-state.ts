@@ -6,9 +6,9 @@
 // raw rows of that day (and hour) for every breakdown value.
 //
 // Memory: each distinct hash of the day is interned once to a small integer (~100 B: a 32-char
-// latin1 key plus a Map entry); each distinct (visitor, actor, dimension, value) pair then costs one
-// Set<number> entry (~20 B in V8), twice while the hour is current. A visitor touching all 14
-// dimensions costs about 100 + 14 × 40 ≈ 660 B, so 100,000 visitors a day ≈ 66 MB.
+// latin1 key, a Map entry and its last-seen time); each distinct (visitor, actor, dimension, value)
+// pair then costs one Set<number> entry (~20 B in V8), twice while the hour is current. A visitor
+// touching all 14 dimensions costs about 100 + 14 × 40 ≈ 660 B, so 100,000 visitors a day ≈ 66 MB.
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
@@ -50,22 +50,40 @@ export function rowDimensions(row: RollupRow): Array<readonly [Dimension, string
 
 export const HOUR_MS = 3_600_000;
 
+/** One (actor, dimension, value) of the day: who was counted today and in the current hour. */
+interface Slot {
+  readonly actor: string;
+  readonly dim: Dimension;
+  readonly value: string;
+  readonly day: Set<number>;
+  hour: Set<number>;
+  hourStart: number;
+}
+
+/** The deltas one batch of rows adds, keyed by slot and hour (objects, so no key strings are built per row). */
+export type DeltaSink = Map<Slot, Map<number, RollupDelta>>;
+
+export function newDeltaSink(): DeltaSink {
+  return new Map();
+}
+
+export function* sinkDeltas(sink: DeltaSink): Iterable<RollupDelta> {
+  for (const byHour of sink.values()) yield* byHour.values();
+}
+
 export class RollupState {
   private readonly visitorIds = new Map<string, number>();
   /** Per visitor id: when it was last seen and as which actor, for "visitors in the last 5 minutes". */
   private readonly lastSeen: number[] = [];
   private readonly lastActor: string[] = [];
-  private readonly daySeen = new Map<string, Set<number>>();
-  private hourSeen = new Map<string, Set<number>>();
-  private hour: number;
+  /** actor → dimension → value → slot. Lookups use the row's own strings, whose hashes V8 caches. */
+  private readonly slots = new Map<string, Map<Dimension, Map<string, Slot>>>();
 
   constructor(
     readonly siteId: number,
     /** ms at 00:00 UTC of the day this state covers. */
     readonly dayStart: number,
-  ) {
-    this.hour = dayStart;
-  }
+  ) {}
 
   get visitors(): number {
     return this.visitorIds.size;
@@ -83,14 +101,9 @@ export class RollupState {
     return out;
   }
 
-  /** Adds one row to the state and its counts to `out` (keyed per hour bucket and value). */
-  observe(row: RollupRow, out: Map<string, RollupDelta>): void {
+  /** Adds one row to the state and its counts to `out`. Rows of one site arrive in time order. */
+  observe(row: RollupRow, out: DeltaSink): void {
     const hour = row.ts - (row.ts % HOUR_MS);
-    if (hour !== this.hour) {
-      // Rows arrive in time order per site (the actor stamps them), so an older hour never returns.
-      this.hour = hour;
-      this.hourSeen = new Map();
-    }
     const hashKey = row.visitor_hash.toString("latin1");
     let visitor = this.visitorIds.get(hashKey);
     if (visitor === undefined) {
@@ -102,15 +115,27 @@ export class RollupState {
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
+    let byDim = this.slots.get(row.actor);
+    if (!byDim) this.slots.set(row.actor, (byDim = new Map()));
     for (const [dim, value] of rowDimensions(row)) {
-      const key = `${row.actor}\u0000${dim}\u0000${value}`;
-      const newToday = addTo(this.daySeen, key, visitor);
-      const newThisHour = addTo(this.hourSeen, key, visitor);
-      const deltaKey = `${hour}\u0000${key}`;
-      let d = out.get(deltaKey);
+      let byValue = byDim.get(dim);
+      if (!byValue) byDim.set(dim, (byValue = new Map()));
+      let slot = byValue.get(value);
+      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, day: new Set(), hour: new Set(), hourStart: hour }));
+      if (slot.hourStart !== hour) {
+        slot.hourStart = hour;
+        slot.hour = new Set();
+      }
+      const newToday = !slot.day.has(visitor);
+      if (newToday) slot.day.add(visitor);
+      const newThisHour = !slot.hour.has(visitor);
+      if (newThisHour) slot.hour.add(visitor);
+      let byHour = out.get(slot);
+      if (!byHour) out.set(slot, (byHour = new Map()));
+      let d = byHour.get(hour);
       if (!d) {
         d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0 };
-        out.set(deltaKey, d);
+        byHour.set(hour, d);
       }
       d.pageviews += pageviews;
       d.events += events;
@@ -119,15 +144,4 @@ export class RollupState {
       if (newToday) d.visitors_day++;
     }
   }
-}
-
-function addTo(seen: Map<string, Set<number>>, key: string, visitor: number): boolean {
-  let set = seen.get(key);
-  if (!set) {
-    set = new Set();
-    seen.set(key, set);
-  }
-  if (set.has(visitor)) return false;
-  set.add(visitor);
-  return true;
 }

@@ -5,10 +5,10 @@ import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
-import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
+import type { EventRow, HitRow } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import { forEachDayRow } from "./day-rows.ts";
-import { HOUR_MS, RollupState } from "./rollup-state.ts";
+import { type DeltaSink, HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -124,10 +124,10 @@ export class SiteActor {
     this.state = null;
     const salt = await this.deps.loadSalt(this.siteId, day);
     const state = new RollupState(this.siteId, dayStart);
-    const scratch = new Map<string, RollupDelta>();
+    let scratch: DeltaSink = newDeltaSink();
     const rows = await forEachDayRow(this.deps.pool, this.siteId, dayStart, dayStart + DAY_MS, (row) => {
       state.observe(row, scratch);
-      if (scratch.size > 50_000) scratch.clear();
+      if (scratch.size > 50_000) scratch = newDeltaSink();
     });
     if (rows > 0) this.deps.log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
@@ -141,24 +141,25 @@ export class SiteActor {
     const salt = this.salt!;
     const events: EventRow[] = [];
     const hits: HitRow[] = [];
-    const rollups = new Map<string, RollupDelta>();
+    const rollups = newDeltaSink();
     const hourStart = now - (now % HOUR_MS);
     for (const message of messages) {
       for (const pending of message.rows) {
         const visitor_hash = visitorHash(salt, this.siteId, pending.ip, pending.ua);
         pending.ip = "";
+        // The enriched fields object becomes the row itself: no copy per row on the hot path.
         if (pending.kind === "event") {
-          const row: EventRow = { ...pending.fields, site_id: this.siteId, ts: now, visitor_hash };
+          const row = Object.assign(pending.fields, { site_id: this.siteId, ts: now, visitor_hash }) as EventRow;
           events.push(row);
-          state.observe({ kind: "event", ...row }, rollups);
+          state.observe(Object.assign(row, { kind: "event" as const }), rollups);
         } else {
           // A middleware's own timestamp is kept when it lies in the current hour (it batches for
           // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
           const t = pending.requestedTs;
           const ts = t !== null && t >= hourStart && t <= now ? t : now;
-          const row: HitRow = { ...pending.fields, site_id: this.siteId, ts, visitor_hash };
+          const row = Object.assign(pending.fields, { site_id: this.siteId, ts, visitor_hash }) as HitRow;
           hits.push(row);
-          state.observe({ kind: "hit", ...row }, rollups);
+          state.observe(Object.assign(row, { kind: "hit" as const }), rollups);
         }
       }
     }
@@ -166,7 +167,7 @@ export class SiteActor {
       siteId: this.siteId,
       events,
       hits,
-      rollups: rollups.values(),
+      rollups: sinkDeltas(rollups),
       committed: () => {
         for (const m of messages) m.done();
       },

@@ -122,8 +122,8 @@ export const uwsTransport: HttpTransport = {
           rejected = true;
           return send(options.tooLarge(), true);
         }
-        // The ArrayBuffer is only valid during this callback: copy it.
-        chunks.push(Buffer.from(new Uint8Array(ab).slice()));
+        // The ArrayBuffer is only valid during this callback: copy it (once).
+        chunks.push(Buffer.from(ab.slice(0)));
         if (isLast) run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       });
     });
