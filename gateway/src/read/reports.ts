@@ -4,8 +4,9 @@ import { aiAgents, aiCrawlers, assistants, automationMarkers, webviews } from "@
 import type pg from "pg";
 import type { ActorLabel, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
-import { type AiRow, type Counts, aiRollups, dailyTotals, eventCounts, hourlyTotals, topValues, zeroCounts } from "./rollup-reads.ts";
-import { type ReadWindow, windowBuckets } from "./window.ts";
+import { type AiRow, type Counts, type ValueCounts, aiRollups, dailyTotals, eventCounts, hourlyTotals, valueSums, zeroCounts } from "./rollup-reads.ts";
+import { type SettledCache, splitSettled } from "./settled-cache.ts";
+import { type DayRange, type ReadWindow, windowBuckets } from "./window.ts";
 
 // Hourly series up to 2 days (≤ 48 points); beyond that a daily one (≤ 366 points).
 const HOURLY_MAX_DAYS = 2;
@@ -73,19 +74,63 @@ const EMPTY_LABELS: Partial<Record<BreakdownField, string>> = {
   os: "Unknown",
 };
 
+/** Where a read gets its rollups: the pool, and the cache of settled days' sums (settled-cache.ts). */
+export interface RollupSource {
+  readonly pool: pg.Pool;
+  readonly cache: SettledCache;
+  readonly now: () => number;
+}
+
+/**
+ * The sums of a window by `id`: settled days from the cache (one load per TTL), the live days from the
+ * database, merged. Cached rows are never mutated: a merged row is a new object.
+ */
+async function windowSums<T extends ValueCounts>(
+  src: RollupSource,
+  key: string,
+  range: DayRange,
+  load: (range: DayRange) => Promise<readonly T[]>,
+  id: (row: T) => string,
+): Promise<ReadonlyMap<string, T>> {
+  const byId = async (r: DayRange) => new Map((await load(r)).map((row) => [id(row), row] as const));
+  const { settled, live } = splitSettled(range, src.now());
+  const [old, recent] = await Promise.all([
+    settled ? src.cache.get(`${key}|${settled.from}|${settled.to}`, () => byId(settled)) : null,
+    live ? load(live) : null,
+  ]);
+  if (!recent) return old ?? new Map();
+  const merged = new Map(old ?? []);
+  for (const row of recent) {
+    const k = id(row);
+    const m = merged.get(k);
+    merged.set(k, m ? { ...m, visitors: m.visitors + row.visitors, pageviews: m.pageviews + row.pageviews, events: m.events + row.events, hits: m.hits + row.hits } : row);
+  }
+  return merged;
+}
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Visitors, then pageviews, then the other counts, then value: equal rows keep a stable order. */
+const BY_VISITORS = (a: ValueCounts, b: ValueCounts) =>
+  b.visitors - a.visitors || b.pageviews - a.pageviews || b.events + b.hits - (a.events + a.hits) || byCodePoint(a.value, b.value);
+/** Fetches (middleware hits + script pageviews), then visitors, then value. */
+const BY_FETCHES = (a: ValueCounts, b: ValueCounts) =>
+  b.hits + b.pageviews - (a.hits + a.pageviews) || b.visitors - a.visitors || byCodePoint(a.value, b.value);
+
+const top = <T extends ValueCounts>(rows: Iterable<T>, order: (a: T, b: T) => number, limit: number): T[] => [...rows].sort(order).slice(0, limit);
+
 export async function breakdownReport(
-  pool: pg.Pool,
+  src: RollupSource,
   siteId: number,
   actor: ActorLabel | "all",
   w: ReadWindow,
   field: BreakdownField,
   limit: number,
 ): Promise<typeof BreakdownResponse.Type> {
-  const rows = await topValues(pool, siteId, field, w.actors, w, limit);
+  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}`, w, (r) => valueSums(src.pool, siteId, field, w.actors, r), (row) => row.value);
   return {
     ...echo(siteId, actor, w),
     field,
-    rows: rows.map((r) => {
+    rows: top(sums.values(), BY_VISITORS, limit).map((r) => {
       const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : r.value;
       return field === "event"
         ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
@@ -100,15 +145,41 @@ const OPERATORS: ReadonlyMap<string, string> = new Map(
 );
 const operatorOf = (name: string): string | null => OPERATORS.get(name) ?? null;
 
-export async function aiReport(pool: pg.Pool, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
-  const rows = await aiRollups(pool, siteId, w, limit);
-  const slice = (name: AiRow["slice"]) => rows.filter((r) => r.slice === name);
-  const total = (name: AiRow["slice"]) => slice(name)[0] ?? { ...zeroCounts(), value: "" };
+export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
+  const rows = await windowSums(src, `ai|${siteId}`, w, (r) => aiRollups(src.pool, siteId, r), (row) => `${row.slice}\u0000${row.value}`);
+  const slices = new Map<AiRow["slice"], AiRow[]>();
+  for (const r of rows.values()) {
+    let list = slices.get(r.slice);
+    if (!list) slices.set(r.slice, (list = []));
+    list.push(r);
+  }
+  const slice = (name: AiRow["slice"]): readonly AiRow[] => slices.get(name) ?? [];
+  const total = (name: AiRow["slice"]): Counts => slice(name)[0] ?? zeroCounts();
   const status = { "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 };
   for (const r of slice("agent_status")) if (r.value in status) status[r.value as keyof typeof status] = r.hits;
   const statusHits = status["2xx"] + status["3xx"] + status["4xx"] + status["5xx"];
   const assistantTotal = total("assistant_total");
   const agentTotal = total("agent_total");
+
+  // Crawl-to-referral: pages with AI crawler hits, or with visitors referred by an assistant, joined on the page.
+  const pages = new Map<string, { page: string; crawled: number; referred: number; referred_pageviews: number }>();
+  const pageRow = (page: string) => {
+    let row = pages.get(page);
+    if (!row) pages.set(page, (row = { page, crawled: 0, referred: 0, referred_pageviews: 0 }));
+    return row;
+  };
+  for (const r of slice("crawled_pages")) if (r.hits > 0) pageRow(r.value).crawled = r.hits;
+  for (const r of slice("referred_pages")) {
+    if (r.visitors === 0) continue;
+    const row = pageRow(r.value);
+    row.referred = r.visitors;
+    row.referred_pageviews = r.pageviews;
+  }
+  const crawlToReferral = [...pages.values()]
+    .sort((a, b) => b.crawled - a.crawled || b.referred - a.referred || byCodePoint(a.page, b.page))
+    .slice(0, limit)
+    .map((p) => ({ ...p, never_referred: p.crawled > 0 && p.referred === 0 }));
+
   return {
     site_id: siteId,
     days: w.days,
@@ -117,28 +188,22 @@ export async function aiReport(pool: pg.Pool, siteId: number, w: ReadWindow, lim
     assistants: {
       visitors: assistantTotal.visitors,
       pageviews: assistantTotal.pageviews,
-      rows: slice("assistants").map((r) => ({ name: r.value, operator: operatorOf(r.value), visitors: r.visitors, pageviews: r.pageviews })),
+      rows: top(slice("assistants"), BY_VISITORS, limit).map((r) => ({ name: r.value, operator: operatorOf(r.value), visitors: r.visitors, pageviews: r.pageviews })),
     },
     crawlers: {
       hits: total("crawler_total").hits,
-      rows: slice("crawlers").map((r) => ({ name: r.value, operator: operatorOf(r.value), hits: r.hits })),
+      rows: top(slice("crawlers"), BY_FETCHES, limit).map((r) => ({ name: r.value, operator: operatorOf(r.value), hits: r.hits })),
     },
     agents: {
       fetches: agentTotal.hits + agentTotal.pageviews,
-      rows: slice("agents").map((r) => ({ name: r.value, operator: operatorOf(r.value), fetches: r.hits + r.pageviews, visitors: r.visitors })),
+      rows: top(slice("agents"), BY_FETCHES, limit).map((r) => ({ name: r.value, operator: operatorOf(r.value), fetches: r.hits + r.pageviews, visitors: r.visitors })),
     },
-    crawl_to_referral: slice("crawl_referral").map((r) => ({
-      page: r.value,
-      crawled: r.hits,
-      referred: r.visitors,
-      referred_pageviews: r.pageviews,
-      never_referred: r.hits > 0 && r.visitors === 0,
-    })),
+    crawl_to_referral: crawlToReferral,
     agent_tasks: {
       fetches: agentTotal.hits + agentTotal.pageviews,
       status,
       error_share: ratio(status["4xx"] + status["5xx"], statusHits, "observed"),
-      top_paths: slice("agent_pages").map((r) => ({ page: r.value, fetches: r.hits + r.pageviews })),
+      top_paths: top(slice("agent_pages"), BY_FETCHES, limit).map((r) => ({ page: r.value, fetches: r.hits + r.pageviews })),
     },
   };
 }

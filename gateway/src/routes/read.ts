@@ -5,7 +5,8 @@ import { AiQuery, BreakdownQuery, DEFAULT_LIMIT, INTEGER_PARAMS, StatsQuery } fr
 import { DEFAULT_DAYS } from "../api-schema/common.ts";
 import { decodeQuery } from "../api-schema/decode.ts";
 import type { Router } from "../http/router.ts";
-import { aiReport, breakdownReport, statsReport } from "../read/reports.ts";
+import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
+import { SettledCache } from "../read/settled-cache.ts";
 import { readWindow } from "../read/window.ts";
 import { jsonResponse } from "./json-response.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
@@ -18,6 +19,7 @@ export interface ReadRouteDeps {
 
 export function readRoutes(router: Router, deps: ReadRouteDeps): void {
   const { pool, clock, authenticate } = deps;
+  const src: RollupSource = { pool, cache: new SettledCache(clock.now), now: clock.now };
   router
     .on("GET", "/api/sites/:id/stats", async (req, params) => {
       const principal = await authenticate(req);
@@ -32,7 +34,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
-      return jsonResponse(200, await breakdownReport(pool, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
+      return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
     })
     .on("GET", "/api/sites/:id/ai", async (req, params) => {
       const principal = await authenticate(req);
@@ -40,6 +42,6 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
-      return jsonResponse(200, await aiReport(pool, site.id, window, q.limit ?? DEFAULT_LIMIT));
+      return jsonResponse(200, await aiReport(src, site.id, window, q.limit ?? DEFAULT_LIMIT));
     });
 }

@@ -192,6 +192,47 @@ describe("GET /ai", () => {
   });
 });
 
+describe("settled days (read from the in-memory cache of past days' sums)", () => {
+  const at = async <T>(iso: string, run: () => Promise<T>): Promise<T> => {
+    h.clock.set(iso);
+    try {
+      return await run();
+    } finally {
+      h.clock.set(`${TODAY}T12:30:00Z`);
+    }
+  };
+  const strip = ({ days: _d, from: _f, to: _t, ...rest }: any) => rest;
+
+  it.each(["2026-03-16T00:10:00Z", "2026-03-16T08:00:00Z", "2026-03-18T08:00:00Z"])("give the same breakdowns and AI panel at %s (part or all of the fixture settled)", async (later) => {
+    const expected = await Promise.all([
+      ...["page", "source", "event", "country"].map((f) => get(`/api/sites/${siteId}/breakdown?field=${f}&actor=all`, BreakdownResponse)),
+      get(`/api/sites/${siteId}/ai`, AiResponse),
+    ]);
+    for (let round = 0; round < 2; round++) {
+      const actual = await at(later, () =>
+        Promise.all([
+          ...["page", "source", "event", "country"].map((f) => get(`/api/sites/${siteId}/breakdown?field=${f}&actor=all&days=7`, BreakdownResponse)),
+          get(`/api/sites/${siteId}/ai?days=7`, AiResponse),
+        ]),
+      );
+      expect(actual.map(strip)).toEqual(expected.map(strip));
+    }
+  });
+
+  it("a settled day's sums are cached for 5 minutes, then re-read", async () => {
+    const later = "2026-03-18T08:00:00Z";
+    const pages = async () => (await get(`/api/sites/${siteId}/breakdown?field=page&days=7`, BreakdownResponse)).rows.map((r: any) => r.value);
+    await at(later, async () => {
+      expect(await pages()).not.toContain("/edited");
+      await h.pool.query("insert into rollup_daily (site_id, bucket, actor, dim, value, pageviews, visitors) values ($1, $2, 'human', 'page', '/edited', 50, 50)", [siteId, YESTERDAY]);
+      expect(await pages()).not.toContain("/edited");
+      h.clock.advance(5 * 60_000 + 1);
+      expect((await pages())[0]).toBe("/edited");
+    });
+    await h.pool.query("delete from rollup_daily where value = '/edited'");
+  });
+});
+
 describe("goals", () => {
   const conversions = async (query: string) => {
     const report = await get(`/api/sites/${siteId}/goals${query}`, GoalsReport);
