@@ -26,7 +26,7 @@ import { SiteCache } from "./sites/site-cache.ts";
 import type { Database } from "./storage/database.ts";
 import { saltForDay } from "./storage/salts.ts";
 import { commitBatch } from "./storage/writer.ts";
-import { GroupCommitWriter } from "./writer/group-commit.ts";
+import { type CommitFn, GroupCommitWriter } from "./writer/group-commit.ts";
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -36,6 +36,8 @@ export interface GatewayOptions {
   readonly log: Logger;
   readonly clock?: Clock;
   readonly transport?: HttpTransport;
+  /** The batch write, replaceable by tests that need a failing database at a chosen moment. */
+  readonly commit?: CommitFn;
 }
 
 export interface Gateway {
@@ -69,9 +71,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const live = new LiveHub(clock.now);
   const writer = new GroupCommitWriter({
     pool,
-    commit: commitBatch,
+    commit: options.commit ?? commitBatch,
     batchMaxRows: config.batchMaxRows,
     flushMs: config.flushMs,
+    inFlight: config.writerInFlight,
     capacity: 1024,
     log,
     onSitesInvalidated: (ids) => actors?.invalidate(ids),

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
+import { commitBatch } from "../src/storage/writer.ts";
+import type { CommitFn } from "../src/writer/group-commit.ts";
 
 function prng(seed: number) {
   return () => {
@@ -72,5 +74,47 @@ describe("rollups are exact", () => {
     expect(days.rows.map((r) => r.day)).toEqual(["2026-03-31", "2026-04-01"]);
     const partitions = await h.pool.query("select count(*)::int as n from events_default");
     expect(partitions.rows[0].n).toBe(0);
+  });
+});
+
+describe("rollups stay exact when a batch fails while another is in flight", () => {
+  let h: Harness;
+  let siteId: number;
+  beforeAll(async () => {
+    // The database refuses every batch holding a row of /poison; everything else commits normally.
+    const commit: CommitFn = async (pool, batch) => {
+      if (batch.events.some((e) => e.page === "/poison")) throw new Error("simulated database failure");
+      await commitBatch(pool, batch);
+    };
+    h = await startHarness({ env: { SVC_TRUST_PROXY: "1", SVC_WRITER_IN_FLIGHT: "2" }, sites: ["example.com"], commit });
+    siteId = (await h.pool.query("select id from sites where domain = 'example.com'")).rows[0].id;
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("answers 503 for what was not stored, and every rollup still equals its raw rows", async () => {
+    const rand = prng(7);
+    const send = (page: string, ip: string) =>
+      post(h.base, "/api/event", { d: "example.com", u: `https://example.com${page}` }, { "user-agent": UA.chrome, "x-forwarded-for": ip });
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      // A new visitor whose first row is refused, then seen again by batches committed while the
+      // refused batch is still being retried: those batches assumed the visitor was already counted.
+      const poisoned = send("/poison", `81.9.9.${round}`);
+      await new Promise((r) => setTimeout(r, 120));
+      const followers = await Promise.all([send("/a", `81.9.9.${round}`), send("/b", `81.9.9.${round}`), send("/a", `81.2.3.${round}`)]);
+      statuses.push((await poisoned).status, ...followers.map((r) => r.status));
+    }
+    await load(h, rand, 60); // the site recovers and keeps counting
+    expect(statuses).toContain(503);
+    expect(statuses).toContain(202);
+    expect(new Set(statuses)).toEqual(new Set([202, 503]));
+    expect(h.gateway.writer.stats.failedBatches).toBeGreaterThan(0);
+    const poisoned = await h.pool.query("select count(*)::int as n from events where page = '/poison'");
+    expect(poisoned.rows[0].n).toBe(0);
+    for (const grain of ["day", "hour"] as const) {
+      expect(await storedRollups(h.pool, siteId, grain)).toEqual(await recomputedRollups(h.pool, siteId, grain));
+    }
   });
 });

@@ -7,6 +7,7 @@ import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
+import { rebuildDayRollups } from "../storage/rollup-rebuild.ts";
 import { forEachDayRow } from "./day-rows.ts";
 import { type DeltaSink, HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 
@@ -40,6 +41,8 @@ export class SiteActor {
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
+  /** Bumped when the state is invalidated: submissions computed on an older state must not commit. */
+  private generation = 0;
   rejected = 0;
 
   constructor(
@@ -82,6 +85,7 @@ export class SiteActor {
   /** The database no longer matches the in-memory state (a batch failed): rebuild before the next message. */
   invalidate(): void {
     this.stale = true;
+    this.generation++;
   }
 
   start(): void {
@@ -118,6 +122,9 @@ export class SiteActor {
     const day = utcDay(now);
     if (day === this.day && !this.stale && this.state) return;
     const dayStart = utcDayStart(now);
+    // After a failed batch, a batch committed meanwhile may hold deltas that assumed the failed rows:
+    // recompute today's rollups from the raw rows before rebuilding the state the same way.
+    if (this.stale && this.state) await rebuildDayRollups(this.deps.pool, this.siteId, this.state.dayStart);
     // Only today's salt is ever held; yesterday's is dropped here and deleted from the database
     // by the maintenance fiber, so past hashes cannot be recomputed.
     this.salt = null;
@@ -163,8 +170,10 @@ export class SiteActor {
         }
       }
     }
+    const generation = this.generation;
     return {
       siteId: this.siteId,
+      valid: () => generation === this.generation,
       events,
       hits,
       rollups: sinkDeltas(rollups),

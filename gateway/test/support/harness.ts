@@ -3,6 +3,7 @@
 import type pg from "pg";
 import type { Clock } from "@svc/core";
 import { type Gateway, startGateway } from "../../src/app.ts";
+import type { CommitFn } from "../../src/writer/group-commit.ts";
 import { type GatewayConfig, loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import type { Database } from "../../src/storage/database.ts";
@@ -36,6 +37,7 @@ export interface HarnessOptions {
   readonly env?: Record<string, string>;
   readonly now?: string;
   readonly sites?: readonly string[];
+  readonly commit?: CommitFn;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -48,7 +50,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const database: Database = { pool: db.pool, url: db.url, embedded: false, close: async () => undefined };
   for (const domain of options.sites ?? []) await addSite(db.pool, { domain });
-  const start = () => startGateway({ config, database, clock, log: createLogger("debug", (l) => logs.push(l)) });
+  const start = () =>
+    startGateway({ config, database, clock, log: createLogger("debug", (l) => logs.push(l)), ...(options.commit ? { commit: options.commit } : {}) });
   let gateway = await start();
   const harness = {
     get gateway() {

@@ -1,0 +1,57 @@
+// Recomputes one site's rollups of one UTC day from its raw rows, in one transaction. The write path
+// keeps rollups exact by committing them with their rows; this repairs them after a batch failed
+// while another was in flight (whose deltas assumed the failed rows existed). The dimension
+// expressions must match `rowDimensions` in actors/rollup-state.ts.
+import type pg from "pg";
+
+const DAY_MS = 86_400_000;
+
+const DIMENSIONS_OF_RAW = `
+  with raw as (
+    select ts, actor, visitor_hash, page, coalesce(source, '') as source, channel, utm_source, utm_medium, utm_campaign,
+           coalesce(country, '') as country, device, coalesce(browser, '') as browser, coalesce(os, '') as os,
+           name as event, ai_name, null::text as status_class,
+           (name = 'pageview')::int as pv, (name <> 'pageview')::int as ev, 0 as hit
+      from events where site_id = $1 and ts >= $2 and ts < $3
+    union all
+    select ts, actor, visitor_hash, page, coalesce(source, ''), channel, utm_source, utm_medium, utm_campaign,
+           coalesce(country, ''), device, coalesce(browser, ''), coalesce(os, ''),
+           null, ai_name, (status / 100)::text || 'xx', 0, 0, 1
+      from hits where site_id = $1 and ts >= $2 and ts < $3
+  ), dims as (
+    select ts, actor, visitor_hash, pv, ev, hit, d.dim, d.value
+      from raw cross join lateral (values
+        ('total', ''), ('page', page), ('source', source), ('channel', channel), ('utm_source', utm_source),
+        ('utm_medium', utm_medium), ('utm_campaign', utm_campaign), ('country', country), ('device', device),
+        ('browser', browser), ('os', os), ('event', event), ('ai_name', ai_name), ('status_class', status_class)
+      ) as d(dim, value)
+     where d.value is not null
+  )`;
+
+export async function rebuildDayRollups(pool: pg.Pool, siteId: number, dayStartMs: number): Promise<void> {
+  const from = new Date(dayStartMs);
+  const to = new Date(dayStartMs + DAY_MS);
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    await client.query("delete from rollup_hourly where site_id = $1 and bucket >= $2 and bucket < $3", [siteId, from, to]);
+    await client.query("delete from rollup_daily where site_id = $1 and bucket = $2::timestamptz::date", [siteId, from.toISOString()]);
+    for (const grain of ["hour", "day"] as const) {
+      const table = grain === "hour" ? "rollup_hourly" : "rollup_daily";
+      const bucket = grain === "hour" ? "date_trunc('hour', ts, 'UTC')" : "(ts at time zone 'UTC')::date";
+      await client.query(
+        `${DIMENSIONS_OF_RAW}
+         insert into ${table} (site_id, bucket, actor, dim, value, pageviews, events, hits, visitors)
+         select $1, ${bucket}, actor, dim, value, sum(pv), sum(ev), sum(hit), count(distinct visitor_hash)
+           from dims group by 2, 3, 4, 5`,
+        [siteId, from, to],
+      );
+    }
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
