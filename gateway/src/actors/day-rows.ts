@@ -1,6 +1,7 @@
 // Reads one site's raw rows of one UTC day back, in time order, to rebuild today's visitor state at
 // boot or after a failed batch. A server-side cursor keeps memory flat however busy the day was.
 import type pg from "pg";
+import { withTransaction } from "../storage/transaction.ts";
 import type { RollupRow } from "./rollup-state.ts";
 
 const FETCH_ROWS = 10_000;
@@ -16,10 +17,9 @@ const SELECT = `
   order by ts`;
 
 export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: number, dayEnd: number, onRow: (row: RollupRow) => void): Promise<number> {
-  const client = await pool.connect();
   let count = 0;
-  try {
-    await client.query("begin read only");
+  await withTransaction(pool, async (client) => {
+    await client.query("set transaction read only");
     await client.query(`declare day_rows no scroll cursor for ${SELECT}`, [siteId, new Date(dayStart), new Date(dayEnd)]);
     while (true) {
       const { rows } = await client.query(`fetch ${FETCH_ROWS} from day_rows`);
@@ -30,12 +30,6 @@ export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: num
       count += rows.length;
       if (rows.length < FETCH_ROWS) break;
     }
-    await client.query("commit");
-  } catch (error) {
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return count;
 }

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { BODY_METHODS, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+import { BODY_METHODS, dispatch, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
 export const nodeTransport: HttpTransport = {
   name: "node",
@@ -67,16 +67,7 @@ export const nodeTransport: HttpTransport = {
 
       const run = (body: Buffer | null) => {
         const request: HttpRequest = { method, path, query, headers, remoteAddress: req.socket.remoteAddress ?? "", body };
-        let result: Promise<HttpResponse> | HttpResponse;
-        try {
-          result = options.handler(request);
-        } catch (error) {
-          return send(options.onHandlerError(error));
-        }
-        Promise.resolve(result).then(
-          (r) => send(r),
-          (error) => send(options.onHandlerError(error)),
-        );
+        dispatch(options, request, (r) => send(r));
       };
 
       if (closing) {

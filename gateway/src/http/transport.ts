@@ -52,6 +52,17 @@ export interface HttpTransport {
   listen(options: ListenOptions): Promise<HttpServer>;
 }
 
+/** Runs the handler for one request and sends what it answers; a throw becomes `onHandlerError`'s response. */
+export function dispatch(options: ListenOptions, request: HttpRequest, send: (response: HttpResponse) => void): void {
+  let result: Promise<HttpResponse> | HttpResponse;
+  try {
+    result = options.handler(request);
+  } catch (error) {
+    return send(options.onHandlerError(error));
+  }
+  Promise.resolve(result).then(send, (error: unknown) => send(options.onHandlerError(error)));
+}
+
 export const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export const STATUS_TEXT: Record<number, string> = {

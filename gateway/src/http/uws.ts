@@ -1,5 +1,5 @@
 import uWS from "uWebSockets.js";
-import { BODY_METHODS, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+import { BODY_METHODS, dispatch, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
 function parseTarget(url: string, query: string): { path: string; query: URLSearchParams } {
   return { path: url, query: new URLSearchParams(query) };
@@ -95,16 +95,7 @@ export const uwsTransport: HttpTransport = {
 
       const run = (body: Buffer | null) => {
         const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body };
-        let result: Promise<HttpResponse> | HttpResponse;
-        try {
-          result = options.handler(request);
-        } catch (error) {
-          return send(options.onHandlerError(error));
-        }
-        Promise.resolve(result).then(
-          (r) => send(r),
-          (error) => send(options.onHandlerError(error)),
-        );
+        dispatch(options, request, (r) => send(r));
       };
 
       if (closing) return send(options.closing(), true);

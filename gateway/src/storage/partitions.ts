@@ -1,5 +1,6 @@
 // Monthly partitions of events and hits, named events_YYYY_MM / hits_YYYY_MM, bounds in UTC.
 import type pg from "pg";
+import { withTransaction } from "./transaction.ts";
 
 export const PARTITIONED_TABLES = ["events", "hits"] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
@@ -86,15 +87,9 @@ async function ensurePartition(pool: pg.Pool, partition: MonthlyPartition): Prom
   const { table, name } = partition;
   const from = new Date(partition.fromMs).toISOString();
   const to = new Date(partition.toMs).toISOString();
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query("begin");
+  return withTransaction(pool, async (client) => {
     await client.query("select pg_advisory_xact_lock($1)", [PARTITION_LOCK_KEY]);
-    if (await exists(client, name)) {
-      await client.query("commit");
-      return false;
-    }
+    if (await exists(client, name)) return false;
     // Taken up front, all at once (the lock recurses to every partition): writers wait a few ms, and no
     // lock upgrade later can deadlock with a COPY that already holds the parent.
     await client.query(`lock table ${table} in access exclusive mode`);
@@ -115,12 +110,6 @@ async function ensurePartition(pool: pg.Pool, partition: MonthlyPartition): Prom
       );
       await client.query(`alter table ${table} attach partition ${name} ${bounds}`);
     }
-    await client.query("commit");
     return true;
-  } catch (error) {
-    await client.query("rollback").catch(() => { broken = true; });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

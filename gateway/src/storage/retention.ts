@@ -1,6 +1,7 @@
 // The daily retention job: per site, raw rows and rollups older than its retention_days go; a whole monthly
 // partition is dropped once no site keeps any day of it (cheaper than deleting its rows one by one).
 import type pg from "pg";
+import { withTransaction } from "./transaction.ts";
 import { listMonthlyPartitions } from "./partitions.ts";
 import { DEFAULT_RETENTION_DAYS } from "./sites.ts";
 
@@ -35,25 +36,18 @@ export async function applyRetention(pool: pg.Pool, nowMs: number): Promise<{ de
     const cutoff = new Date(retentionCutoffMs(nowMs, site.retention_days)).toISOString();
     const day = cutoff.slice(0, 10);
     // One transaction per site: its raw rows and its rollups go together.
-    const client = await pool.connect();
-    let broken = false;
-    try {
-      await client.query("begin");
+    deletedRows += await withTransaction(pool, async (client) => {
+      let deleted = 0;
       for (const statement of [
         { text: "delete from events where site_id = $1 and ts < $2", values: [site.id, cutoff] },
         { text: "delete from hits where site_id = $1 and ts < $2", values: [site.id, cutoff] },
         { text: "delete from rollup_hourly where site_id = $1 and bucket < $2", values: [site.id, cutoff] },
         { text: "delete from rollup_daily where site_id = $1 and bucket < $2", values: [site.id, day] },
       ]) {
-        deletedRows += (await client.query(statement)).rowCount ?? 0;
+        deleted += (await client.query(statement)).rowCount ?? 0;
       }
-      await client.query("commit");
-    } catch (error) {
-      await client.query("rollback").catch(() => { broken = true; });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+      return deleted;
+    });
   }
   return { deletedRows, droppedPartitions };
 }

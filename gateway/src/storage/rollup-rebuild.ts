@@ -3,6 +3,7 @@
 // while another was in flight (whose deltas assumed the failed rows existed). The dimension
 // expressions must match `rowDimensions` in actors/rollup-state.ts.
 import type pg from "pg";
+import { withTransaction } from "./transaction.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -31,9 +32,7 @@ const DIMENSIONS_OF_RAW = `
 export async function rebuildDayRollups(pool: pg.Pool, siteId: number, dayStartMs: number): Promise<void> {
   const from = new Date(dayStartMs);
   const to = new Date(dayStartMs + DAY_MS);
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
+  await withTransaction(pool, async (client) => {
     await client.query("delete from rollup_hourly where site_id = $1 and bucket >= $2 and bucket < $3", [siteId, from, to]);
     await client.query("delete from rollup_daily where site_id = $1 and bucket = $2::timestamptz::date", [siteId, from.toISOString()]);
     for (const grain of ["hour", "day"] as const) {
@@ -47,11 +46,5 @@ export async function rebuildDayRollups(pool: pg.Pool, siteId: number, dayStartM
         [siteId, from, to],
       );
     }
-    await client.query("commit");
-  } catch (error) {
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { EVENT_COLUMNS, HIT_COLUMNS, encodeEvents, encodeHits } from "./copy-text.ts";
 import type { RollupDelta, WriteBatch } from "./rows.ts";
+import { withTransaction } from "./transaction.ts";
 
 const COPY_EVENTS = `copy events (${EVENT_COLUMNS.join(", ")}) from stdin`;
 const COPY_HITS = `copy hits (${HIT_COLUMNS.join(", ")}) from stdin`;
@@ -121,23 +122,16 @@ export async function commitBatch(pool: pg.Pool, batch: WriteBatch): Promise<voi
   const daily = mergeRollups(batch.rollups, "day");
   if (eventChunks.length === 0 && hitChunks.length === 0 && hourly.length === 0 && daily.length === 0) return;
 
-  const client = await pool.connect();
-  let failed = false;
-  try {
-    await client.query("begin");
-    await copyChunks(client, COPY_EVENTS, eventChunks);
-    await copyChunks(client, COPY_HITS, hitChunks);
-    if (hourly.length > 0 || daily.length > 0) {
-      const values = [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
-      await client.query({ ...UPSERT_ROLLUPS, values });
-    }
-    await client.query("commit");
-  } catch (error) {
-    failed = true;
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    // After a failed COPY the connection's protocol state is not worth trusting: it is closed, not reused.
-    client.release(failed);
-  }
+  await withTransaction(
+    pool,
+    async (client) => {
+      await copyChunks(client, COPY_EVENTS, eventChunks);
+      await copyChunks(client, COPY_HITS, hitChunks);
+      if (hourly.length > 0 || daily.length > 0) {
+        const values = [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
+        await client.query({ ...UPSERT_ROLLUPS, values });
+      }
+    },
+    { discardOnError: true },
+  );
 }

@@ -8,6 +8,7 @@ import { type GatewayConfig, loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import type { Database } from "../../src/storage/database.ts";
 import { addSite } from "../../src/storage/sites.ts";
+import { type Reply, call } from "./auth.ts";
 import { createTestDatabase } from "./database.ts";
 
 export class TestClock implements Clock {
@@ -87,18 +88,7 @@ export const UA = {
   curl: "curl/8.5.0",
 } as const;
 
-export async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
-  const res = await fetch(base + path, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: typeof body === "string" || body instanceof Uint8Array ? (body as string) : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = text;
-  }
-  return { status: res.status, json, headers: res.headers };
+/** POST over a real socket: an object is sent as JSON, a string as it is. */
+export function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return call(base, "POST", path, { body, headers: { "content-type": "application/json", ...headers } });
 }
