@@ -29,6 +29,8 @@ interface RouteCase {
   readonly name: string;
   readonly siteScoped: boolean;
   readonly sessionOnly?: boolean;
+  /** A text/event-stream answer: read only its status and headers, then hang up. */
+  readonly stream?: boolean;
   readonly success: number;
   request(site: Site): Promise<{ method: string; path: string; body?: unknown }>;
 }
@@ -47,6 +49,7 @@ const ROUTES: readonly RouteCase[] = [
   { name: "GET /goals", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/goals?days=7&actor=all` }) },
   { name: "POST /goals", siteScoped: true, success: 201, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/goals`, body: { name: `g${unique()}` } }) },
   { name: "DELETE /goals/{goalId}", siteScoped: true, success: 204, request: async (s) => ({ method: "DELETE", path: `/api/sites/${s.ref}/goals/${await goalOf(s.id)}` }) },
+  { name: "GET /live (SSE)", siteScoped: true, stream: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/live` }) },
   { name: "GET /api/team/llm", siteScoped: false, sessionOnly: true, success: 200, request: async () => ({ method: "GET", path: "/api/team/llm" }) },
   { name: "PATCH /api/team/llm", siteScoped: false, sessionOnly: true, success: 200, request: async () => ({ method: "PATCH", path: "/api/team/llm", body: { provider: "local" } }) },
 ];
@@ -71,6 +74,14 @@ afterAll(async () => {
 
 const send = async (rc: RouteCase, site: Site, headers: Record<string, string>) => {
   const r = await rc.request(site);
+  if (rc.stream) {
+    const abort = new AbortController();
+    const res = await fetch(h.base + r.path, { headers, signal: abort.signal });
+    if (res.status !== 200) return { status: res.status, headers: res.headers, json: await res.json() };
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    abort.abort();
+    return { status: res.status, headers: res.headers, json: null };
+  }
   return call(h.base, r.method, r.path, { headers, ...(r.body !== undefined ? { body: r.body } : {}) });
 };
 
