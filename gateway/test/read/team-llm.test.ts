@@ -1,10 +1,30 @@
 // GET/PATCH /api/team/llm over real HTTP: defaults, environment fallbacks, validation, keys never returned,
 // and API keys refused (settings need a session).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigInvalid, loadConfig } from "../../src/config.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 const SECRET = "sk-test-0123456789-never-returned";
+
+describe("SVC_LLM_* at boot", () => {
+  it("parses the language-model environment once, with defaults", () => {
+    expect(loadConfig({}).llm).toEqual({
+      provider: null, model: null, localHost: "http://127.0.0.1:11434", openaiBaseUrl: null, openaiApiKey: null, anthropicApiKey: null, geminiApiKey: null,
+    });
+    expect(loadConfig({ SVC_LLM_PROVIDER: "none", SVC_LLM_HOST: "http://gpu-box:11434" }).llm).toMatchObject({ provider: "none", localHost: "http://gpu-box:11434" });
+  });
+
+  it.each([
+    ["SVC_LLM_PROVIDER", "cloud"],
+    ["SVC_LLM_HOST", "gpu-box:11434"],
+    ["SVC_OPENAI_BASE_URL", "not a url"],
+    ["SVC_LLM_MODEL", "m".repeat(201)],
+  ])("refuses %s=%s with a one-line message naming it", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigInvalid);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=.* is invalid`));
+  });
+});
 
 describe("with no SVC_LLM_* set", () => {
   let h: Harness;
