@@ -3,13 +3,11 @@
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
 import { launchGateway } from "../../gateway/src/launch.ts";
-import { openDatabase } from "../../gateway/src/storage/database.ts";
+import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -31,40 +29,6 @@ if (args["k6-scenario"]) {
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 
-async function freshDatabase(): Promise<{ url: string; pool: pg.Pool; dispose(): Promise<void> }> {
-  const server = process.env.DATABASE_URL;
-  if (server) {
-    const name = `svc_bench_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    const db = await openDatabase({ url: url.toString(), dataDir: os.tmpdir(), log: () => undefined });
-    return {
-      url: db.url,
-      pool: db.pool,
-      async dispose() {
-        await db.close();
-        const a = new pg.Client({ connectionString: server });
-        await a.connect();
-        await a.query(`drop database if exists ${name} with (force)`);
-        await a.end();
-      },
-    };
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
-  const db = await openDatabase({ url: null, dataDir, log: () => undefined });
-  return {
-    url: db.url,
-    pool: db.pool,
-    async dispose() {
-      await db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 function procStats(pid: number): { rssMb: number; cpuS: number } | null {
   try {
@@ -79,7 +43,7 @@ function procStats(pid: number): { rssMb: number; cpuS: number } | null {
 }
 
 async function main(): Promise<void> {
-  const db = await freshDatabase();
+  const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   const gw = await launchGateway({ DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1" });
   const pid = gw.child.pid!;
