@@ -4,11 +4,11 @@
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
 import pg from "pg";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
+import { driveScenario } from "./load.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
 const { values: args } = parseArgs({
@@ -57,29 +57,8 @@ async function main(): Promise<void> {
     }
   }, 250);
 
-  let next = 0;
-  let accepted = 0;
-  let rejected = 0;
   console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${gw.port}`,
-    connections,
-    duration,
-    method: "POST",
-    requests: [
-      {
-        setupRequest: (req: any, context: any) => {
-          const r = scenario[next++ % scenario.length]!;
-          context.rows = r.rows;
-          return { ...req, path: r.path, headers: r.headers, body: r.body };
-        },
-        onResponse: (status: number, _body: unknown, context: any) => {
-          if (status === 202) accepted += context.rows;
-          else rejected++;
-        },
-      },
-    ],
-  } as any);
+  const load = await driveScenario(gw.port, scenario, duration, connections);
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`)).json()) as { writer: { batches: number; rows: number; lastCommitMs: number } };
   gw.child.kill("SIGTERM");
@@ -94,14 +73,14 @@ async function main(): Promise<void> {
     duration_s: duration,
     connections,
     transport: args.http,
-    events_per_s: Math.round(accepted / duration),
-    requests_per_s: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    accepted,
+    events_per_s: Math.round(load.accepted / duration),
+    requests_per_s: load.requestsPerS,
+    p50_ms: load.p50Ms,
+    p99_ms: load.p99Ms,
+    accepted: load.accepted,
     stored,
-    lost: Math.max(0, accepted - stored),
-    errors: rejected + result.errors + result.timeouts,
+    lost: Math.max(0, load.accepted - stored),
+    errors: load.errors,
     gateway_rss_mb_peak: Math.round(rssPeak),
     gateway_cpu_s: Math.round(cpuBefore * 10) / 10,
     gateway_exit_code: exit.code,
