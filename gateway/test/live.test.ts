@@ -101,15 +101,19 @@ describe("live stream", () => {
     stalled.pause();
     await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBeGreaterThanOrEqual(1);
 
+    // Deltas carry at most 100 dimension entries; with distinct 2 KB paths each one is ~200 KB, so a few
+    // dozen flushes outgrow what the kernel buffers of a loopback socket hold for a reader that never reads.
     const started = Date.now();
-    // ~8 MB of deltas (4,250 hits on distinct 2 KB paths): more than the kernel buffers of a loopback socket hold.
     const pad = "p".repeat(1990);
-    for (let round = 0; round < 170; round++) {
-      const hits = Array.from({ length: 25 }, (_, i) => ({ domain: "example.com", method: "GET", path: `/${pad}/${round}/${i}`, status: 200, user_agent: UA.gptbot, referrer: null, ip: `81.${round}.${i}.1` }));
+    let round = 0;
+    while (h.gateway.live.stats.resyncs === 0 && Date.now() - started < 45_000) {
+      const hits = Array.from({ length: 25 }, (_, i) => ({ domain: "example.com", method: "GET", path: `/${pad}/${round}/${i}`, status: 200, user_agent: UA.gptbot, referrer: null, ip: `81.${round % 250}.${i}.1` }));
       expect((await post(h.base, "/api/hit", hits)).status).toBe(202);
+      round++;
     }
-    expect(Date.now() - started).toBeLessThan(60_000);
-    await expect.poll(() => h.gateway.live.stats.resyncs, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(h.gateway.live.stats.resyncs).toBeGreaterThanOrEqual(1);
+    // Ingest kept flowing the whole time: every batch above was acknowledged.
+    expect(round).toBeGreaterThan(10);
     stalled.destroy();
   });
 });
