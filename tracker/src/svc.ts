@@ -38,11 +38,13 @@ declare global {
     const send = (n: string, p?: Props) => {
       try {
         const u = url();
-        const body: Props = { d: domain, n, u, r: document.referrer, h: l.hostname, w: screen.width };
+        // Cut to the gateway's limits (2,048 for the URL, 256 for UTM values) so a long URL loses its tail, not
+        // the event. The referrer needs no cut: browsers' default policy sends other sites only an origin.
+        const body: Props = { d: domain, n, u: u.slice(0, 2048), r: document.referrer, h: l.hostname, w: screen.width };
         if (n == "pageview") lastPageview = u;
         // Every utm_* key of the query string, as the spec names them; the gateway ignores keys it does not know.
         new URLSearchParams(l.search).forEach((value, key) => {
-          if (/^utm_/.test(key)) body[key] = value;
+          if (/^utm_/.test(key)) body[key] = value.slice(0, 256);
         });
         // `p` only when there is at least one prop.
         for (const _ in p) {

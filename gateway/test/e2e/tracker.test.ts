@@ -74,4 +74,15 @@ describe("tracker → gateway → database", () => {
     expect(await context.cookies()).toEqual([]);
     await context.close();
   });
+
+  it("a page URL longer than the gateway's 2,048-character limit is still counted, cut to the limit", async () => {
+    const context = await browser.newContext({ userAgent: UA.chrome });
+    const tab = await context.newPage();
+    const longQuery = `?utm_source=${"s".repeat(400)}&q=${"x".repeat(3000)}`;
+    await tab.goto(page("/long") + longQuery);
+    await expect.poll(() => rows("/long"), { timeout: 10_000 }).toHaveLength(1);
+    const { rows: stored } = await h.pool.query("select utm_source from events where page = '/long'");
+    expect(stored[0].utm_source).toHaveLength(256);
+    await context.close();
+  });
 });
