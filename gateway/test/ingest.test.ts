@@ -2,6 +2,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { updateSite } from "../src/storage/sites.ts";
+import { commitBatch } from "../src/storage/writer.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 
 const GB_IP = "81.2.69.142";
@@ -171,3 +172,38 @@ function rawChunkedPost(port: number, path: string, chunks: Buffer[]): Promise<n
     socket.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0)));
   });
 }
+
+describe("a full site mailbox", () => {
+  let h: Harness;
+  let release: () => void = () => undefined;
+  beforeAll(async () => {
+    // A database that has stopped answering: commits wait until the test lets them go.
+    const gate = new Promise<void>((r) => (release = r));
+    h = await startHarness({
+      sites: ["example.com"],
+      env: { SVC_MAILBOX_SIZE: "16" },
+      commit: async (pool, batch) => {
+        await gate;
+        await commitBatch(pool, batch);
+      },
+    });
+  });
+  afterAll(async () => {
+    release();
+    await h?.close();
+  });
+
+  it("answers 503 overloaded instead of queueing without bound, and counts it", async () => {
+    const sends = Array.from({ length: 400 }, (_, i) => post(h.base, "/api/event", { d: "example.com", u: `https://example.com/o/${i}` }, { "user-agent": UA.chrome }));
+    await expect.poll(() => h.gateway.counters.counts["overloaded"] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    release();
+    const results = await Promise.all(sends);
+    const overloaded = results.filter((r) => r.status === 503);
+    expect(overloaded.length).toBeGreaterThan(0);
+    expect(overloaded[0]!.json).toEqual({ error: "overloaded" });
+    const accepted = results.filter((r) => r.status === 202).length;
+    expect(accepted + overloaded.length).toBe(400);
+    const { rows } = await h.pool.query("select count(*)::int as n from events where page like '/o/%'");
+    expect(rows[0].n).toBe(accepted);
+  });
+});
