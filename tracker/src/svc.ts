@@ -32,7 +32,7 @@ declare global {
     } catch {}
     // Without hash routing the fragment is not a page, and it may carry secrets (OAuth implicit-flow
     // tokens), so it is neither sent nor compared.
-    const url = () => (hashRouting ? l.href : l.href.split("#")[0]);
+    const url = () => (hashRouting ? l.href : l.href.split("#")[0]!);
     let lastPageview: string | undefined;
 
     const send = (n: string, p?: Props) => {

@@ -23,29 +23,30 @@ export type RollupRow =
   | ({ kind: "hit" } & Pick<HitRow, RollupColumns | "status">);
 type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "visitor_hash";
 
+// Status classes are interned once: a string built per row would be hashed anew at every lookup.
+const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
+
 /**
- * The (dimension, value) pairs one row counts under. Missing values of always-present dimensions
- * count under "" (direct traffic, unknown country), so each dimension's values sum to the total;
- * the sparse ones (UTM, AI name) are skipped when absent to keep human rows small.
+ * Calls `visit` for each (dimension, value) pair one row counts under, without allocating. Missing
+ * values of always-present dimensions count under "" (direct traffic, unknown country), so each
+ * dimension's values sum to the total; the sparse ones (UTM, AI name) are skipped when absent to keep
+ * human rows small.
  */
-export function rowDimensions(row: RollupRow): Array<readonly [Dimension, string]> {
-  const dims: Array<readonly [Dimension, string]> = [
-    ["total", ""],
-    ["page", row.page],
-    ["source", row.source ?? ""],
-    ["channel", row.channel],
-    ["country", row.country ?? ""],
-    ["device", row.device],
-    ["browser", row.browser ?? ""],
-    ["os", row.os ?? ""],
-  ];
-  if (row.utm_source !== null) dims.push(["utm_source", row.utm_source]);
-  if (row.utm_medium !== null) dims.push(["utm_medium", row.utm_medium]);
-  if (row.utm_campaign !== null) dims.push(["utm_campaign", row.utm_campaign]);
-  if (row.ai_name !== null) dims.push(["ai_name", row.ai_name]);
-  if (row.kind === "event") dims.push(["event", row.name]);
-  else dims.push(["status_class", `${Math.floor(row.status / 100)}xx`]);
-  return dims;
+export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: string) => void): void {
+  visit("total", "");
+  visit("page", row.page);
+  visit("source", row.source ?? "");
+  visit("channel", row.channel);
+  visit("country", row.country ?? "");
+  visit("device", row.device);
+  visit("browser", row.browser ?? "");
+  visit("os", row.os ?? "");
+  if (row.utm_source !== null) visit("utm_source", row.utm_source);
+  if (row.utm_medium !== null) visit("utm_medium", row.utm_medium);
+  if (row.utm_campaign !== null) visit("utm_campaign", row.utm_campaign);
+  if (row.ai_name !== null) visit("ai_name", row.ai_name);
+  if (row.kind === "event") visit("event", row.name);
+  else visit("status_class", STATUS_CLASSES[Math.floor(row.status / 100)] ?? `${Math.floor(row.status / 100)}xx`);
 }
 
 export const HOUR_MS = 3_600_000;
@@ -58,17 +59,22 @@ interface Slot {
   readonly day: Set<number>;
   hour: Set<number>;
   hourStart: number;
+  /** This slot's delta in the batch being built (`sink`), so a row finds it without a lookup. */
+  delta: RollupDelta | null;
+  sink: DeltaSink | null;
 }
 
-/** The deltas one batch of rows adds, keyed by slot and hour (objects, so no key strings are built per row). */
-export type DeltaSink = Map<Slot, Map<number, RollupDelta>>;
+/** The deltas one batch of rows adds. */
+export interface DeltaSink {
+  readonly deltas: RollupDelta[];
+}
 
 export function newDeltaSink(): DeltaSink {
-  return new Map();
+  return { deltas: [] };
 }
 
-export function* sinkDeltas(sink: DeltaSink): Iterable<RollupDelta> {
-  for (const byHour of sink.values()) yield* byHour.values();
+export function sinkDeltas(sink: DeltaSink): readonly RollupDelta[] {
+  return sink.deltas;
 }
 
 export class RollupState {
@@ -117,31 +123,32 @@ export class RollupState {
     const hits = row.kind === "hit" ? 1 : 0;
     let byDim = this.slots.get(row.actor);
     if (!byDim) this.slots.set(row.actor, (byDim = new Map()));
-    for (const [dim, value] of rowDimensions(row)) {
-      let byValue = byDim.get(dim);
-      if (!byValue) byDim.set(dim, (byValue = new Map()));
+    const dims = byDim;
+    forEachDimension(row, (dim, value) => {
+      let byValue = dims.get(dim);
+      if (!byValue) dims.set(dim, (byValue = new Map()));
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, day: new Set(), hour: new Set(), hourStart: hour }));
+      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, day: new Set(), hour: new Set(), hourStart: hour, delta: null, sink: null }));
       if (slot.hourStart !== hour) {
         slot.hourStart = hour;
         slot.hour = new Set();
       }
-      const newToday = !slot.day.has(visitor);
-      if (newToday) slot.day.add(visitor);
-      const newThisHour = !slot.hour.has(visitor);
-      if (newThisHour) slot.hour.add(visitor);
-      let byHour = out.get(slot);
-      if (!byHour) out.set(slot, (byHour = new Map()));
-      let d = byHour.get(hour);
-      if (!d) {
+      const newToday = !slot.day.has(visitor!);
+      if (newToday) slot.day.add(visitor!);
+      const newThisHour = !slot.hour.has(visitor!);
+      if (newThisHour) slot.hour.add(visitor!);
+      let d = slot.delta;
+      if (slot.sink !== out || d === null || d.hour !== hour) {
         d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0 };
-        byHour.set(hour, d);
+        out.deltas.push(d);
+        slot.delta = d;
+        slot.sink = out;
       }
       d.pageviews += pageviews;
       d.events += events;
       d.hits += hits;
       if (newThisHour) d.visitors_hour++;
       if (newToday) d.visitors_day++;
-    }
+    });
   }
 }

@@ -134,7 +134,7 @@ export class SiteActor {
     let scratch: DeltaSink = newDeltaSink();
     const rows = await forEachDayRow(this.deps.pool, this.siteId, dayStart, dayStart + DAY_MS, (row) => {
       state.observe(row, scratch);
-      if (scratch.size > 50_000) scratch = newDeltaSink();
+      if (scratch.deltas.length > 50_000) scratch = newDeltaSink();
     });
     if (rows > 0) this.deps.log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
