@@ -13,6 +13,7 @@ import type { HttpRequest, HttpResponse } from "../http/transport.ts";
 import { clientIp } from "../ingest/client-ip.ts";
 import { parseJson } from "../ingest/pipeline.ts";
 import type { Logger } from "../log.ts";
+import { jsonResponse } from "./json-response.ts";
 
 export interface AuthRouteDeps {
   readonly auth: AuthService;
@@ -43,11 +44,6 @@ function bodyDecoder<S extends Schema.ConstraintDecoder<unknown>>(schema: S): (r
 const decodeLogin = bodyDecoder(LoginBody);
 const decodeKey = bodyDecoder(KeyBody);
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => ({
-  status,
-  headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
-  body: JSON.stringify(body),
-});
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
@@ -76,7 +72,7 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
       }
       log.info("login", { subject: auth.config.adminEmail });
       const maxAge = SESSION_LIFETIME_MS / 1000;
-      return json(200, { token: session.token, expires_at: session.expiresAt.toISOString() }, {
+      return jsonResponse(200, { token: session.token, expires_at: session.expiresAt.toISOString() }, {
         "set-cookie": sessionCookie(session.token, maxAge, requestIsHttps(req, deps.trustProxy)),
       });
     })
@@ -94,18 +90,18 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
     })
     .on("GET", "/api/auth/me", async (req) => {
       const principal = await auth.authenticate(req);
-      return json(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, mode: auth.config.mode });
+      return jsonResponse(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, mode: auth.config.mode });
     })
     .on("GET", "/api/keys", async (req) => {
       const principal = await auth.authenticateSession(req);
-      return json(200, { keys: await auth.keys.list(principal.teamId) });
+      return jsonResponse(200, { keys: await auth.keys.list(principal.teamId) });
     })
     .on("POST", "/api/keys", async (req) => {
       const principal = await auth.authenticateSession(req);
       const body = decodeKey(req);
       const created = await auth.keys.create(principal.teamId, body.name.trim(), principal.subject);
       log.info("api key created", { team: principal.teamId, key_id: created.id, by: principal.subject });
-      return json(201, created);
+      return jsonResponse(201, created);
     })
     .on("DELETE", "/api/keys/:id", async (req, params) => {
       const principal = await auth.authenticateSession(req);

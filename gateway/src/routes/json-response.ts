@@ -1,6 +1,7 @@
-// The success response of the API routes: JSON, never cached (every answer depends on the credential).
+// The JSON response of the routes: never cached unless the route says otherwise (most answers depend on
+// the credential).
 import type { HttpResponse } from "../http/transport.ts";
 
-export function jsonResponse(status: number, body: unknown): HttpResponse {
-  return { status, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify(body) };
+export function jsonResponse(status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): HttpResponse {
+  return { status, headers: { "content-type": "application/json", "cache-control": "no-store", ...headers }, body: JSON.stringify(body) };
 }

@@ -9,6 +9,7 @@ import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
+import { jsonResponse } from "./json-response.ts";
 
 export interface PublicDeps {
   readonly pool: pg.Pool;
@@ -22,11 +23,6 @@ export interface PublicDeps {
   readonly defaultPartitionRows: () => { events: number; hits: number };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
-  status,
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify(body),
-});
 
 export function publicRoutes(router: Router, deps: PublicDeps): void {
   router
@@ -35,7 +31,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
       const site = await deps.sites.resolve(params["domain"]!);
       if (!site) throw new ApiError("unknown_site");
       const manifest = buildManifest(site, { city: false, countryDatabase: deps.country.database });
-      return json(200, manifest, { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
+      return jsonResponse(200, manifest, { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
     })
     .on("GET", "/healthz", async () => {
       const database = await Promise.race([
@@ -53,6 +49,6 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         rejected: deps.counters.counts,
         default_partition_rows: deps.defaultPartitionRows(),
       };
-      return json(database === "up" ? 200 : 503, body, { "cache-control": "no-store" });
+      return jsonResponse(database === "up" ? 200 : 503, body, { "cache-control": "no-store" });
     });
 }
