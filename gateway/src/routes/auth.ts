@@ -9,7 +9,7 @@ import { LoginLimiter } from "../auth/login-limiter.ts";
 import { SESSION_LIFETIME_MS } from "../auth/session-tokens.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
-import type { HttpRequest, HttpResponse } from "../http/transport.ts";
+import type { HttpRequest } from "../http/transport.ts";
 import { clientIp } from "../ingest/client-ip.ts";
 import { parseJson } from "../ingest/pipeline.ts";
 import type { Logger } from "../log.ts";
