@@ -9,10 +9,10 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
-import { chmod, chown, mkdir, readFile, rm, writeFile, unlink, readdir } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile, unlink, readdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { arch, platform, tmpdir, userInfo } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import pg from "pg";
 
 export interface EmbeddedServer {
@@ -50,7 +50,10 @@ export async function startEmbeddedServer(opts: { dataDir: string; log: (line: s
   const runAs = await postgresUser();
   await mkdir(dataDir, { recursive: true });
   // The server runs as the `postgres` user when we are root, so it must be able to reach its directory.
-  if (runAs !== null) await chmod(dataDir, 0o755);
+  if (runAs !== null) {
+    await chmod(dataDir, 0o755);
+    await ensureTraversable(dirname(dataDir), opts.log);
+  }
   if (existsSync(join(pgDir, "PG_VERSION")) && !existsSync(join(dataDir, SETTINGS_FILE))) {
     throw new Error(`${join(dataDir, SETTINGS_FILE)} is missing: it holds the password of the embedded PostgreSQL in ${pgDir}; restore it, or move ${pgDir} away to start afresh`);
   }
@@ -63,6 +66,7 @@ export async function startEmbeddedServer(opts: { dataDir: string; log: (line: s
   }
 
   const binaries = await loadBinaries();
+  if (runAs !== null) await ensureTraversable(dirname(binaries.initdb), opts.log);
   if (!existsSync(join(pgDir, "PG_VERSION"))) {
     opts.log(`database: initialising the embedded PostgreSQL in ${pgDir}`);
     await initialise(binaries, pgDir, settings.password, runAs);
@@ -89,6 +93,23 @@ export async function startEmbeddedServer(opts: { dataDir: string; log: (line: s
     }
   }
   throw lastError instanceof Error ? lastError : new Error("embedded PostgreSQL did not start");
+}
+
+/**
+ * Gives "others" the traverse (x) bit on every directory from `dir` up to the root that lacks it, so the
+ * `postgres` user can reach a data dir or the binaries inside a root-only tree (a checkout under /root or
+ * in a `mktemp -d` folder is mode 0700). Only traversal is granted: nothing becomes listable or readable
+ * that was not already; each change is logged.
+ */
+async function ensureTraversable(dir: string, log: (line: string) => void): Promise<void> {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) {
+      await chmod(current, (mode & 0o7777) | 0o001);
+      log(`database: gave others traverse permission (o+x) on ${current} so the postgres user can reach the embedded server's files`);
+    }
+    if (dirname(current) === current) return;
+  }
 }
 
 export function embeddedUrl(port: number, password: string, database = "postgres"): string {
