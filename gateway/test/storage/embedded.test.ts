@@ -10,15 +10,19 @@ import { addSite, listSites } from "../../src/storage/sites.ts";
 import { runCli } from "../support/cli.ts";
 
 const NOW = Date.UTC(2026, 10, 21, 12);
+let parent: string;
 let dataDir: string;
 const opened: Database[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "svc-embedded-"));
+  // Inside a mode-0700 folder (what mkdtemp makes), like a checkout under /root: as root, the postgres
+  // user must still reach the data dir.
+  parent = await mkdtemp(join(tmpdir(), "svc-embedded-"));
+  dataDir = join(parent, "data");
 });
 afterAll(async () => {
   await Promise.all(opened.map((db) => db.close()));
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(parent, { recursive: true, force: true });
 });
 
 async function open(log: string[] = []): Promise<Database> {
