@@ -25,7 +25,9 @@ import { loadTrackerAsset } from "./routes/tracker-asset.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import type { Database } from "./storage/database.ts";
 import { saltForDay } from "./storage/salts.ts";
-import { commitBatch } from "./storage/writer.ts";
+import { commitRows } from "./storage/writer.ts";
+import { rebuildDayRollups } from "./storage/rollup-rebuild.ts";
+import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "./rollups/flusher.ts";
 import { type CommitFn, GroupCommitWriter } from "./writer/group-commit.ts";
 
 export const BODY_LIMIT = 64 * 1024;
@@ -38,12 +40,15 @@ export interface GatewayOptions {
   readonly transport?: HttpTransport;
   /** The batch write, replaceable by tests that need a failing database at a chosen moment. */
   readonly commit?: CommitFn;
+  /** The rollup write, replaceable the same way. */
+  readonly writeRollups?: WriteRollupsFn;
 }
 
 export interface Gateway {
   readonly port: number;
   readonly sites: SiteCache;
   readonly writer: GroupCommitWriter;
+  readonly rollups: RollupFlusher;
   readonly live: LiveHub;
   readonly counters: RejectionCounters;
   /** Session, API key and (jwt mode) identity-provider checks for every non-public route. */
@@ -66,22 +71,47 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const sites = new SiteCache(pool, database.url, log, clock.now);
   await sites.start();
+  await repairAfterCrash(pool, clock.now(), log);
 
   let actors: ActorRegistry | null = null;
+  let writer: GroupCommitWriter | null = null;
   const live = new LiveHub(clock.now);
-  const writer = new GroupCommitWriter({
+  const rollups = new RollupFlusher({
     pool,
-    commit: options.commit ?? commitBatch,
+    intervalMs: config.rollupFlushMs,
+    now: clock.now,
+    log,
+    oldestUncommittedHour: () => writer!.oldestUncommittedHour(),
+    ...(options.writeRollups ? { write: options.writeRollups } : {}),
+  });
+  writer = new GroupCommitWriter({
+    pool,
+    commit: options.commit ?? commitRows,
     batchMaxRows: config.batchMaxRows,
     flushMs: config.flushMs,
     inFlight: config.writerInFlight,
     capacity: 1024,
     log,
     onSitesInvalidated: (ids) => actors?.invalidate(ids),
-    onCommitted: (rollups) => live.publish(rollups),
+    onCommitted: (deltas) => {
+      rollups.ledger.add(deltas);
+      live.publish(deltas);
+    },
   });
-  actors = new ActorRegistry(config.mailboxSize, { pool, clock, writer, log, loadSalt: (id, day) => saltForDay(pool, id, day) });
+  actors = new ActorRegistry(config.mailboxSize, {
+    pool,
+    clock,
+    writer,
+    log,
+    loadSalt: (id, day) => saltForDay(pool, id, day),
+    repairDay: (id, dayStart) =>
+      rollups.exclusive(async (ledger) => {
+        ledger.dropDay(id, dayStart);
+        await rebuildDayRollups(pool, id, dayStart);
+      }),
+  });
   writer.start();
+  rollups.start();
   live.start();
   maintenance.start();
 
@@ -92,11 +122,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const router = new Router();
   authRoutes(router, { auth, trustProxy: config.trustProxy, now: clock.now, log });
   ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
-  publicRoutes(router, { pool, sites, tracker, country, actors, writer, counters, live, defaultPartitionRows: () => maintenance.defaultRows });
+  publicRoutes(router, { pool, sites, tracker, country, actors, writer, rollups, counters, live, defaultPartitionRows: () => maintenance.defaultRows });
   siteRoutes(router, { pool, sites, authenticate: auth.authenticate });
   goalRoutes(router, { pool, clock, authenticate: auth.authenticate });
-  readRoutes(router, { pool, clock, authenticate: auth.authenticate });
-  liveRoutes(router, { pool, clock, hub: live, actors, authenticate: auth.authenticate });
+  readRoutes(router, { pool, clock, authenticate: auth.authenticate, settle: () => rollups.settle() });
+  liveRoutes(router, { pool, clock, hub: live, actors, authenticate: auth.authenticate, settle: () => rollups.settle() });
   teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
   openapiRoutes(router);
 
@@ -122,6 +152,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     port: server.port,
     sites,
     writer,
+    rollups,
     live,
     counters,
     auth,
@@ -129,10 +160,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       live.stop();
       await server.close();
       await actors!.stop();
-      await writer.stop();
+      await writer!.stop();
+      await rollups.stop();
       await maintenance.stop();
       await sites.stop();
-      log.info("gateway stopped", { batches: writer.stats.batches, rows: writer.stats.rows });
+      log.info("gateway stopped", { batches: writer!.stats.batches, rows: writer!.stats.rows, rollup_flushes: rollups.stats.flushes });
     },
   };
 }

@@ -22,7 +22,8 @@ describe("gateway configuration", () => {
       trustProxy: 0,
       mailboxSize: 4096,
       flushMs: 4,
-      writerInFlight: 1,
+      writerInFlight: 3,
+      rollupFlushMs: 1000,
       production: false,
     });
   });
@@ -38,6 +39,8 @@ describe("gateway configuration", () => {
     ["SVC_MAILBOX_SIZE", "2", "an integer 16..1000000"],
     ["SVC_FLUSH_MS", "-1", "an integer 0..1000 (milliseconds)"],
     ["SVC_WRITER_IN_FLIGHT", "0", "an integer 1..8"],
+    ["SVC_ROLLUP_FLUSH_MS", "5", "an integer 10..60000 (milliseconds)"],
+    ["SVC_ROLLUP_FLUSH_MS", "soon", "an integer 10..60000 (milliseconds)"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
   });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
-import { commitBatch } from "../src/storage/writer.ts";
+import { commitRows } from "../src/storage/writer.ts";
 import type { CommitFn } from "../src/writer/group-commit.ts";
 
 function prng(seed: number) {
@@ -63,6 +63,7 @@ describe("rollups are exact", () => {
     await load(h, rand, 150);
     await h.restart(); // the same day continues from the rows already stored
     await load(h, rand, 200);
+    await h.gateway.rollups.settle();
 
     for (const grain of ["day", "hour"] as const) {
       const stored = await storedRollups(h.pool, siteId, grain);
@@ -84,7 +85,7 @@ describe("rollups stay exact when a batch fails while another is in flight", () 
     // The database refuses every batch holding a row of /poison; everything else commits normally.
     const commit: CommitFn = async (pool, batch) => {
       if (batch.events.some((e) => e.page === "/poison")) throw new Error("simulated database failure");
-      await commitBatch(pool, batch);
+      await commitRows(pool, batch);
     };
     h = await startHarness({ env: { SVC_TRUST_PROXY: "1", SVC_WRITER_IN_FLIGHT: "2" }, sites: ["example.com"], commit });
     siteId = (await h.pool.query("select id from sites where domain = 'example.com'")).rows[0].id;
@@ -111,6 +112,7 @@ describe("rollups stay exact when a batch fails while another is in flight", () 
     expect(statuses).toContain(202);
     expect(new Set(statuses)).toEqual(new Set([202, 503]));
     expect(h.gateway.writer.stats.failedBatches).toBeGreaterThan(0);
+    await h.gateway.rollups.settle();
     const poisoned = await h.pool.query("select count(*)::int as n from events where page = '/poison'");
     expect(poisoned.rows[0].n).toBe(0);
     for (const grain of ["day", "hour"] as const) {

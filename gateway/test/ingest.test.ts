@@ -2,7 +2,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { updateSite } from "../src/storage/sites.ts";
-import { commitBatch } from "../src/storage/writer.ts";
+import { commitRows } from "../src/storage/writer.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 
 const GB_IP = "81.2.69.142";
@@ -184,7 +184,7 @@ describe("a full site mailbox", () => {
       env: { SVC_MAILBOX_SIZE: "16" },
       commit: async (pool, batch) => {
         await gate;
-        await commitBatch(pool, batch);
+        await commitRows(pool, batch);
       },
     });
   });

@@ -9,7 +9,7 @@
 // latin1 key, a Map entry and its last-seen time); each distinct (visitor, actor, dimension, value)
 // pair then costs one Set<number> entry (~20 B in V8), twice while the hour is current. A visitor
 // touching all 14 dimensions costs about 100 + 14 × 40 ≈ 660 B, so 100,000 visitors a day ≈ 66 MB.
-import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
+import type { EventRow, HitRow, LedgerSlot, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
@@ -52,7 +52,7 @@ export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: 
 export const HOUR_MS = 3_600_000;
 
 /** One (actor, dimension, value) of the day: who was counted today and in the current hour. */
-interface Slot {
+interface Slot extends LedgerSlot {
   readonly actor: string;
   readonly dim: Dimension;
   readonly value: string;
@@ -128,7 +128,7 @@ export class RollupState {
       let byValue = dims.get(dim);
       if (!byValue) dims.set(dim, (byValue = new Map()));
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, day: new Set(), hour: new Set(), hourStart: hour, delta: null, sink: null }));
+      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, day: new Set(), hour: new Set(), hourStart: hour, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 }));
       if (slot.hourStart !== hour) {
         slot.hourStart = hour;
         slot.hour = new Set();
@@ -139,7 +139,7 @@ export class RollupState {
       if (newThisHour) slot.hour.add(visitor!);
       let d = slot.delta;
       if (slot.sink !== out || d === null || d.hour !== hour) {
-        d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0 };
+        d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
         out.deltas.push(d);
         slot.delta = d;
         slot.sink = out;

@@ -7,7 +7,6 @@ import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
-import { rebuildDayRollups } from "../storage/rollup-rebuild.ts";
 import { forEachDayRow } from "./day-rows.ts";
 import { type DeltaSink, HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 
@@ -32,6 +31,8 @@ export interface SiteActorDeps {
   readonly writer: GroupCommitWriter;
   readonly log: Logger;
   readonly loadSalt: (siteId: number, day: string) => Promise<Buffer>;
+  /** Recomputes one site's rollups of one UTC day from its raw rows (and forgets its unwritten counts). */
+  readonly repairDay: (siteId: number, dayStart: number) => Promise<void>;
 }
 
 export class SiteActor {
@@ -124,7 +125,7 @@ export class SiteActor {
     const dayStart = utcDayStart(now);
     // After a failed batch, a batch committed meanwhile may hold deltas that assumed the failed rows:
     // recompute today's rollups from the raw rows before rebuilding the state the same way.
-    if (this.stale && this.state) await rebuildDayRollups(this.deps.pool, this.siteId, this.state.dayStart);
+    if (this.stale && this.state) await this.deps.repairDay(this.siteId, this.state.dayStart);
     // Only today's salt is ever held; yesterday's is dropped here and deleted from the database
     // by the maintenance fiber, so past hashes cannot be recomputed.
     this.salt = null;
@@ -177,6 +178,7 @@ export class SiteActor {
       events,
       hits,
       rollups: sinkDeltas(rollups),
+      hour: hourStart,
       committed: () => {
         for (const m of messages) m.done();
       },

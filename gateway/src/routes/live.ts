@@ -16,12 +16,15 @@ export interface LiveRouteDeps {
   readonly hub: LiveHub;
   readonly actors: ActorRegistry;
   readonly authenticate: Authenticate;
+  /** Resolves once every acknowledged row's counts are in the rollup tables. */
+  readonly settle: () => Promise<void>;
 }
 
 export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
   router.on("GET", "/api/sites/:id/live", async (req, params) => {
     const principal = await deps.authenticate(req);
     const site = await resolveTeamSite(deps.pool, params["id"]!, principal);
+    await deps.settle();
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
       deps.pool.query(

@@ -8,6 +8,7 @@ import type { ActorRegistry } from "../actors/registry.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
+import type { RollupFlusher } from "../rollups/flusher.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
 import { jsonResponse } from "./json-response.ts";
 
@@ -18,11 +19,11 @@ export interface PublicDeps {
   readonly country: CountryLookup;
   readonly actors: ActorRegistry;
   readonly writer: GroupCommitWriter;
+  readonly rollups: RollupFlusher;
   readonly counters: RejectionCounters;
   readonly live: LiveHub;
   readonly defaultPartitionRows: () => { events: number; hits: number };
 }
-
 
 export function publicRoutes(router: Router, deps: PublicDeps): void {
   router
@@ -45,6 +46,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         tracker: deps.tracker.available,
         actors: deps.actors.stats(),
         writer: deps.writer.stats,
+        rollups: deps.rollups.stats,
         live: deps.live.stats,
         rejected: deps.counters.counts,
         default_partition_rows: deps.defaultPartitionRows(),

@@ -15,10 +15,12 @@ export interface ReadRouteDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
   readonly authenticate: Authenticate;
+  /** Resolves once every acknowledged row's counts are in the rollup tables: a read sees every 202 before it. */
+  readonly settle: () => Promise<void>;
 }
 
 export function readRoutes(router: Router, deps: ReadRouteDeps): void {
-  const { pool, clock, authenticate } = deps;
+  const { pool, clock, authenticate, settle } = deps;
   const src: RollupSource = { pool, cache: new SettledCache(clock.now), now: clock.now };
   router
     .on("GET", "/api/sites/:id/stats", async (req, params) => {
@@ -26,6 +28,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const q = decodeQuery(StatsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
+      await settle();
       return jsonResponse(200, await statsReport(pool, site.id, actor, readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor)));
     })
     .on("GET", "/api/sites/:id/breakdown", async (req, params) => {
@@ -34,6 +37,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      await settle();
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
     })
     .on("GET", "/api/sites/:id/ai", async (req, params) => {
@@ -42,6 +46,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
+      await settle();
       return jsonResponse(200, await aiReport(src, site.id, window, q.limit ?? DEFAULT_LIMIT));
     });
 }

@@ -1,6 +1,5 @@
 // Rows → PostgreSQL COPY text format (tab-separated, \N for null, backslash escapes), built by string
-// concatenation into ~64 KB chunks: one stream write per chunk instead of one per field is what makes COPY
-// cheap on the Node side (a 500-row batch is 2–3 chunks).
+// concatenation into one string per table: the batch goes to PostgreSQL as one socket write (copy-batch.ts).
 import type { EventRow, HitRow, PropValue } from "./rows.ts";
 
 export const EVENT_COLUMNS = [
@@ -15,7 +14,6 @@ export const HIT_COLUMNS = [
   "country", "device", "browser", "os", "actor", "ai_name", "rule", "visitor_hash",
 ] as const;
 
-const CHUNK_CHARS = 64 * 1024;
 const NULL = "\\N";
 const SPECIAL = /[\\\t\n\r\0]/;
 const SPECIAL_ALL = /[\\\t\n\r\0]/g;
@@ -116,24 +114,16 @@ function hitLine(r: HitRow): string {
   );
 }
 
-function chunked<T>(rows: readonly T[], line: (row: T) => string): string[] {
-  const chunks: string[] = [];
-  let chunk = "";
-  for (const row of rows) {
-    chunk += line(row);
-    if (chunk.length >= CHUNK_CHARS) {
-      chunks.push(chunk);
-      chunk = "";
-    }
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
+function encode<T>(rows: readonly T[], line: (row: T) => string): string {
+  let text = "";
+  for (const row of rows) text += line(row);
+  return text;
 }
 
-export function encodeEvents(rows: readonly EventRow[]): string[] {
-  return chunked(rows, eventLine);
+export function encodeEvents(rows: readonly EventRow[]): string {
+  return encode(rows, eventLine);
 }
 
-export function encodeHits(rows: readonly HitRow[]): string[] {
-  return chunked(rows, hitLine);
+export function encodeHits(rows: readonly HitRow[]): string {
+  return encode(rows, hitLine);
 }

@@ -72,10 +72,18 @@ export interface RollupDelta {
   hits: number;
   visitors_hour: number;
   visitors_day: number;
+  /** The actor's counter this delta came from: lets the rollup ledger sum deltas without building a key. */
+  readonly slot?: LedgerSlot;
 }
 
+/** Where the rollup ledger keeps, on an actor's counter, the sum it is building for that counter. */
+export interface LedgerSlot {
+  ledgerEntry: RollupDelta | null;
+  ledgerEpoch: number;
+}
+
+/** One group commit: raw rows only; their rollup counts are written apart, about once a second. */
 export interface WriteBatch {
   events: EventRow[];
   hits: HitRow[];
-  rollups: RollupDelta[];
 }

@@ -1,10 +1,11 @@
-// Group commit: rows from every site actor are merged into one transaction (COPY + rollup upserts)
-// and each submitter is told only after that transaction committed, so a 202 always means "on disk".
+// Group commit: raw rows from every site actor are merged into one transaction (one COPY per table) and
+// each submitter is told only after that transaction committed, so a 202 always means "on disk". The
+// rollup counts of committed submissions go to the rollup ledger, which is flushed about once a second.
 //
-// Throughput is (rows per batch) / (commit latency), and a commit is a handful of round trips plus a
-// WAL flush, so two transactions are kept in flight (measured: one commit at a time spent ~40% of its
-// wall time waiting on PostgreSQL). The writer only waits `flushMs` to gather a batch when it was
-// idle; when it is busy, whatever arrived during the last commit is the next batch.
+// A request waits for the commit of its batch, so at a fixed concurrency throughput is bounded by commit
+// latency: several transactions are kept in flight (SVC_WRITER_IN_FLIGHT). Raw-row COPYs take no row
+// locks, so they overlap freely. The writer only waits `flushMs` to gather a batch when it was idle; when
+// it is busy, whatever arrived meanwhile is the next batch.
 import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
@@ -14,7 +15,9 @@ export interface Submission {
   readonly siteId: number;
   readonly events: EventRow[];
   readonly hits: HitRow[];
-  readonly rollups: Iterable<RollupDelta>;
+  readonly rollups: readonly RollupDelta[];
+  /** Start (ms) of the UTC hour of the earliest row's time stamp. */
+  readonly hour: number;
   /** False once the site's state was invalidated after this submission was computed: it must not commit. */
   readonly valid: () => boolean;
   readonly committed: () => void;
@@ -38,8 +41,8 @@ export interface WriterOptions {
    * rows after a failed batch: they rebuild both before taking more rows.
    */
   readonly onSitesInvalidated: (siteIds: ReadonlySet<number>) => void;
-  /** Every committed batch, for the live stream. */
-  readonly onCommitted?: (rollups: readonly RollupDelta[]) => void;
+  /** The rollup counts of each committed submission: the rollup ledger and the live stream. */
+  readonly onCommitted: (rollups: readonly RollupDelta[]) => void;
 }
 
 export interface WriterStats {
@@ -61,6 +64,8 @@ export class GroupCommitWriter {
   private readonly running = new Map<number, Promise<void>>();
   private nextBatch = 0;
   private failing = false;
+  /** Submissions handed over and not yet committed or failed. */
+  private readonly held = new Set<Submission>();
   readonly stats: WriterStats = { batches: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
@@ -69,7 +74,15 @@ export class GroupCommitWriter {
 
   /** Hands rows over; suspends while the backlog is full so actors' mailboxes absorb the pressure. */
   submit(submission: Submission): Effect.Effect<void> {
+    this.held.add(submission);
     return Effect.asVoid(Queue.offer(this.queue, submission));
+  }
+
+  /** The earliest hour (ms) of rows handed over and not yet committed or failed, or null. */
+  oldestUncommittedHour(): number | null {
+    let oldest: number | null = null;
+    for (const s of this.held) if (oldest === null || s.hour < oldest) oldest = s.hour;
+    return oldest;
   }
 
   start(): void {
@@ -109,14 +122,13 @@ export class GroupCommitWriter {
 
   private async commit(id: number, submissions: Submission[]): Promise<void> {
     const stale = submissions.filter((s) => !s.valid());
-    for (const s of stale) s.failed(new Error("site state was rebuilt"));
+    for (const s of stale) this.settle(s, new Error("site state was rebuilt"));
     const pending = stale.length === 0 ? submissions : submissions.filter((s) => s.valid());
     if (pending.length === 0) return;
-    const batch: WriteBatch = { events: [], hits: [], rollups: [] };
+    const batch: WriteBatch = { events: [], hits: [] };
     for (const s of pending) {
       for (const e of s.events) batch.events.push(e);
       for (const h of s.hits) batch.hits.push(h);
-      for (const r of s.rollups) batch.rollups.push(r);
     }
     const rows = batch.events.length + batch.hits.length;
     const started = performance.now();
@@ -135,8 +147,16 @@ export class GroupCommitWriter {
     this.stats.batches++;
     this.stats.rows += rows;
     this.stats.lastCommitMs = performance.now() - started;
-    for (const s of pending) s.committed();
-    this.options.onCommitted?.(batch.rollups);
+    for (const s of pending) {
+      this.options.onCommitted(s.rollups);
+      this.settle(s, null);
+    }
+  }
+
+  private settle(s: Submission, error: unknown): void {
+    this.held.delete(s);
+    if (error === null) s.committed();
+    else s.failed(error);
   }
 
   private async fail(id: number, pending: Submission[], error: unknown): Promise<void> {
@@ -151,7 +171,7 @@ export class GroupCommitWriter {
     this.stats.failedBatches++;
     this.options.log.error("batch commit failed; requests answered 503", { rows: countRows(all), sites: sites.size, error: describe(error) });
     this.options.onSitesInvalidated(sites);
-    for (const s of all) s.failed(error);
+    for (const s of all) this.settle(s, error);
     this.failing = false;
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countDefaultPartitionRows, ensureMonthlyPartitions, listMonthlyPartitions, parsePartitionName } from "../../src/storage/partitions.ts";
-import { commitBatch } from "../../src/storage/writer.ts";
+import { commitRows } from "../../src/storage/writer.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow } from "../support/sample-rows.ts";
 
@@ -32,17 +32,16 @@ describe("monthly partitions", () => {
 
   it("bounds are UTC months: the last ms of a month and the first of the next land apart", async () => {
     const boundary = Date.UTC(2026, 11, 1);
-    await commitBatch(db.pool, { events: [eventRow({ ts: boundary - 1, page: "/before" }), eventRow({ ts: boundary, page: "/after" })], hits: [], rollups: [] });
+    await commitRows(db.pool, { events: [eventRow({ ts: boundary - 1, page: "/before" }), eventRow({ ts: boundary, page: "/after" })], hits: [] });
     expect(await partitionOf("events", "page = '/before'")).toEqual(["events_2026_11"]);
     expect(await partitionOf("events", "page = '/after'")).toEqual(["events_2026_12"]);
   });
 
   it("moves rows that landed in the default partition into the month's new partition", async () => {
     const may = Date.UTC(2027, 4, 12, 10);
-    await commitBatch(db.pool, {
+    await commitRows(db.pool, {
       events: [eventRow({ ts: may, page: "/may-1" }), eventRow({ ts: may + 1, page: "/may-2" }), eventRow({ ts: Date.UTC(2030, 0, 1), page: "/far" })],
       hits: [hitRow({ ts: may, page: "/may-hit" })],
-      rollups: [],
     });
     expect(await countDefaultPartitionRows(db.pool)).toEqual({ events: 3, hits: 1 });
     expect(await ensureMonthlyPartitions(db.pool, may)).toEqual(["events_2027_05", "hits_2027_05", "events_2027_06", "hits_2027_06"]);
@@ -53,13 +52,13 @@ describe("monthly partitions", () => {
     const moved = await db.pool.query("select count(*)::int as n from events where page like '/may-%'");
     expect(moved.rows[0].n).toBe(2);
     // A partition attached after a move takes new rows like any other.
-    await commitBatch(db.pool, { events: [eventRow({ ts: may + 2, page: "/may-3" })], hits: [], rollups: [] });
+    await commitRows(db.pool, { events: [eventRow({ ts: may + 2, page: "/may-3" })], hits: [] });
     expect(await partitionOf("events", "page = '/may-3'")).toEqual(["events_2027_05"]);
   });
 
   it("is safe when several processes create the same months at once", async () => {
     const now = Date.UTC(2028, 2, 3);
-    await commitBatch(db.pool, { events: [eventRow({ ts: now })], hits: [], rollups: [] });
+    await commitRows(db.pool, { events: [eventRow({ ts: now })], hits: [] });
     const results = await Promise.all(Array.from({ length: 4 }, () => ensureMonthlyPartitions(db.pool, now)));
     expect(results.flat().sort()).toEqual(["events_2028_03", "events_2028_04", "hits_2028_03", "hits_2028_04"]);
     expect(await partitionOf("events", `ts = '${new Date(now).toISOString()}'`)).toEqual(["events_2028_03"]);

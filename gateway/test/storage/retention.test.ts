@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMonthlyPartitions, listMonthlyPartitions } from "../../src/storage/partitions.ts";
 import { applyRetention, retentionCutoffMs } from "../../src/storage/retention.ts";
 import { addSite } from "../../src/storage/sites.ts";
-import { commitBatch } from "../../src/storage/writer.ts";
+import { writeRollups } from "../../src/storage/rollup-writes.ts";
+import { commitRows } from "../../src/storage/writer.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta } from "../support/sample-rows.ts";
 
@@ -41,7 +42,7 @@ describe("retention", () => {
   it("deletes each site's rows and rollups past its own window and drops partitions no site still needs", async () => {
     const shortCutoff = retentionCutoffMs(NOW, 30); // 2026-10-22
     const longCutoff = retentionCutoffMs(NOW, 400); // 2025-10-17
-    await commitBatch(db.pool, {
+    await commitRows(db.pool, {
       events: [
         eventRow({ site_id: short, ts: Date.UTC(2025, 9, 20), page: "/short-old" }),
         eventRow({ site_id: short, ts: shortCutoff - 1, page: "/short-last-ms-out" }),
@@ -57,12 +58,16 @@ describe("retention", () => {
         hitRow({ site_id: short, ts: shortCutoff, page: "/short-hit-in" }),
         hitRow({ site_id: long, ts: Date.UTC(2025, 1, 3), page: "/long-hit-in-dropped-partition" }),
       ],
-      rollups: [
+    });
+    await writeRollups(
+      db.pool,
+      [
         rollupDelta({ site_id: short, hour: shortCutoff - HOUR, value: "/out" }),
         rollupDelta({ site_id: short, hour: shortCutoff, value: "/in" }),
         rollupDelta({ site_id: long, hour: shortCutoff - HOUR, value: "/long" }),
       ],
-    });
+      null,
+    );
 
     const result = await applyRetention(db.pool, NOW);
     expect(result.droppedPartitions).toEqual(["events_2025_01", "hits_2025_01", "events_2025_02", "hits_2025_02"]);

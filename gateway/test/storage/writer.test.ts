@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow, HitRow } from "../../src/storage/rows.ts";
-import { commitBatch, mergeRollups } from "../../src/storage/writer.ts";
+import { copyBatchMessage } from "../../src/storage/copy-batch.ts";
+import { mergeRollups, readRepairMark, writeRollups } from "../../src/storage/rollup-writes.ts";
+import { commitRows } from "../../src/storage/writer.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
 
@@ -16,6 +18,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query("truncate events, hits, rollup_hourly, rollup_daily");
+  await db.pool.query("update rollup_repair set from_hour = null");
 });
 
 // Strings that the COPY text format must escape, or that look like its own syntax.
@@ -41,7 +44,7 @@ function expectedEvent(row: EventRow): Record<string, unknown> {
   return { ...row, ts: new Date(row.ts) };
 }
 
-describe("commitBatch", () => {
+describe("commitRows", () => {
   it("round-trips every column of events and hits, nulls included, into the month's partition", async () => {
     const full = eventRow({ props: { plan: "pro", seats: 3, trial: false } });
     const sparse = eventRow({
@@ -53,7 +56,7 @@ describe("commitBatch", () => {
     });
     const hitFull = hitRow({ referrer_host: "chatgpt.com", source: "ChatGPT", channel: "ai", utm_source: "chatgpt.com", utm_medium: "referral", utm_campaign: "c", utm_term: "t", utm_content: "x", country: "US", browser: "Chrome", os: "macOS" });
     const hitSparse = hitRow({ ts: hitFull.ts + 1, status: 404, method: "HEAD" });
-    await commitBatch(db.pool, { events: [full, sparse], hits: [hitFull, hitSparse], rollups: [] });
+    await commitRows(db.pool, { events: [full, sparse], hits: [hitFull, hitSparse] });
 
     const events = await readEvents();
     expect(events.map(({ partition, ...row }) => row)).toEqual([expectedEvent(full), expectedEvent(sparse)]);
@@ -70,7 +73,8 @@ describe("commitBatch", () => {
   it.each(TRICKY_STRINGS)("stores %s exactly in text, nullable text and jsonb", async (_label, input, stored) => {
     const row = eventRow({ page: input, name: input, utm_term: input, props: { [`k${input}`]: input, n: 1.5, ok: true } });
     const hit = hitRow({ page: input, os: input });
-    await commitBatch(db.pool, { events: [row], hits: [hit], rollups: [rollupDelta({ value: input })] });
+    await commitRows(db.pool, { events: [row], hits: [hit] });
+    await writeRollups(db.pool, [rollupDelta({ value: input })], null);
     const event = (await db.pool.query("select page, name, utm_term, props from events")).rows[0];
     expect(event).toEqual({ page: stored, name: stored, utm_term: stored, props: { [`k${stored}`]: stored, n: 1.5, ok: true } });
     const storedHit = (await db.pool.query("select page, os from hits")).rows[0];
@@ -81,37 +85,82 @@ describe("commitBatch", () => {
 
   it("stores any 32 bytes of visitor_hash, including zero and 0xff bytes", async () => {
     const hashes = [Buffer.alloc(32, 0), Buffer.alloc(32, 0xff), visitorHash("x")];
-    await commitBatch(db.pool, { events: hashes.map((h, i) => eventRow({ ts: NOW + i, visitor_hash: h })), hits: [], rollups: [] });
+    await commitRows(db.pool, { events: hashes.map((h, i) => eventRow({ ts: NOW + i, visitor_hash: h })), hits: [] });
     const rows = (await db.pool.query<{ visitor_hash: Buffer }>("select visitor_hash from events order by ts")).rows;
     expect(rows.map((r) => r.visitor_hash)).toEqual(hashes);
   });
 
-  it("writes 2,000 rows spread over several COPY chunks", async () => {
-    const events = Array.from({ length: 2000 }, (_, i) => eventRow({ ts: NOW + i, page: `/p/${i}/${"x".repeat(i % 50)}` }));
-    await commitBatch(db.pool, { events, hits: [], rollups: [] });
-    const result = await db.pool.query("select count(*)::int as n, count(distinct page)::int as pages from events");
-    expect(result.rows[0]).toEqual({ n: 2000, pages: 2000 });
+  it("writes 20,000 rows of multi-byte text in one batch (one ~7 MB protocol message)", async () => {
+    const events = Array.from({ length: 20_000 }, (_, i) => eventRow({ ts: NOW + i, page: `/p/${i}/${"ü".repeat(i % 50)}` }));
+    const hits = Array.from({ length: 3 }, (_, i) => hitRow({ ts: NOW + i, page: `/h/${i}` }));
+    await commitRows(db.pool, { events, hits });
+    const result = await db.pool.query("select count(*)::int as n, count(distinct page)::int as pages, max(length(page))::int as longest from events");
+    expect(result.rows[0]).toEqual({ n: 20_000, pages: 20_000, longest: "/p/19999/".length + 49 });
+    expect((await db.pool.query("select count(*)::int as n from hits")).rows[0].n).toBe(3);
   });
 
+  it("keeps the pool usable and the rows exact under concurrent batches", async () => {
+    const batches = Array.from({ length: 30 }, (_, b) => ({ events: Array.from({ length: 40 }, (_, i) => eventRow({ ts: NOW + b * 100 + i, page: `/b${b}/${i}` })), hits: [hitRow({ ts: NOW + b, page: `/h${b}` })] }));
+    await Promise.all(batches.map((batch) => commitRows(db.pool, batch)));
+    const result = await db.pool.query("select (select count(*) from events)::int as events, (select count(distinct page) from events)::int as pages, (select count(*) from hits)::int as hits");
+    expect(result.rows[0]).toEqual({ events: 1200, pages: 1200, hits: 30 });
+  });
+
+  it("leaves nothing behind when the hits COPY fails after the events COPY succeeded, and the pool stays usable", async () => {
+    // status 70000 does not fit the smallint column.
+    await expect(commitRows(db.pool, { events: [eventRow()], hits: [hitRow({ status: 70_000 })] })).rejects.toThrow(/smallint|out of range/);
+    // The first COPY fails: the data already sent for both COPYs is ignored by the server.
+    await expect(commitRows(db.pool, { events: [eventRow({ site_id: 2 ** 31 })], hits: [hitRow()] })).rejects.toThrow(/out of range/);
+    // A row the encoder rejects never reaches the database.
+    await expect(commitRows(db.pool, { events: [eventRow({ screen_width: 1.5 })], hits: [] })).rejects.toThrow(/not an integer/);
+    const counts = await db.pool.query("select (select count(*) from events)::int as events, (select count(*) from hits)::int as hits");
+    expect(counts.rows[0]).toEqual({ events: 0, hits: 0 });
+    for (let i = 0; i < 12; i++) await commitRows(db.pool, { events: [eventRow({ ts: NOW + i })], hits: [hitRow({ ts: NOW + i })] });
+    const after = await db.pool.query("select (select count(*) from events)::int as events, (select count(*) from hits)::int as hits");
+    expect(after.rows[0]).toEqual({ events: 12, hits: 12 });
+  });
+
+  it("does nothing for an empty batch", async () => {
+    await commitRows(db.pool, { events: [], hits: [] });
+    const result = await db.pool.query("select count(*)::int as n from events");
+    expect(result.rows[0].n).toBe(0);
+  });
+});
+
+describe("copyBatchMessage", () => {
+  it("frames a Query with both statements, then CopyData and CopyDone per table, with byte lengths", () => {
+    const message = copyBatchMessage([
+      { statement: "copy a from stdin", text: "ü\n", rows: 1 },
+      { statement: "copy b from stdin", text: "x\n", rows: 1 },
+    ]);
+    const sql = "copy a from stdin; copy b from stdin";
+    const frames: Array<[string, string]> = [];
+    for (let at = 0; at < message.length; ) {
+      const type = String.fromCharCode(message[at]!);
+      const length = message.readInt32BE(at + 1);
+      frames.push([type, message.subarray(at + 5, at + 1 + length).toString("utf8")]);
+      at += 1 + length;
+    }
+    expect(frames).toEqual([["Q", `${sql}\0`], ["d", "ü\n"], ["c", ""], ["d", "x\n"], ["c", ""]]);
+  });
+});
+
+describe("writeRollups", () => {
   it("merges deltas of one key, then adds them to what the rollups already hold", async () => {
     const h8 = Date.UTC(2026, 10, 21, 8);
-    await commitBatch(db.pool, {
-      events: [],
-      hits: [],
-      rollups: [
+    await writeRollups(
+      db.pool,
+      [
         rollupDelta({ hour: h8, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 1 }),
         rollupDelta({ hour: h8, pageviews: 2, events: 2, visitors_hour: 1, visitors_day: 0 }),
         rollupDelta({ hour: h8 + HOUR, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 0 }),
         rollupDelta({ hour: h8, dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors_hour: 2, visitors_day: 2 }),
         rollupDelta({ hour: h8, actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors_hour: 1, visitors_day: 1 }),
       ],
-    });
-    // A second batch on the same keys: the upsert adds.
-    await commitBatch(db.pool, {
-      events: [],
-      hits: [],
-      rollups: [rollupDelta({ hour: h8, pageviews: 5, events: 6, hits: 7, visitors_hour: 2, visitors_day: 3 })],
-    });
+      h8,
+    );
+    // A second flush on the same keys: the upsert adds.
+    await writeRollups(db.pool, [rollupDelta({ hour: h8, pageviews: 5, events: 6, hits: 7, visitors_hour: 2, visitors_day: 3 })], h8);
     const hourly = await db.pool.query(
       "select extract(epoch from bucket)::bigint * 1000 as bucket, actor, dim, value, pageviews::int, events::int, hits::int, visitors::int from rollup_hourly order by bucket, actor, dim, value",
     );
@@ -133,47 +182,30 @@ describe("commitBatch", () => {
 
   it("puts the 23:00 UTC hour in its own day, not the next", async () => {
     const lateHour = Date.UTC(2026, 10, 21, 23);
-    await commitBatch(db.pool, { events: [], hits: [], rollups: [rollupDelta({ hour: lateHour }), rollupDelta({ hour: lateHour + HOUR })] });
+    await writeRollups(db.pool, [rollupDelta({ hour: lateHour }), rollupDelta({ hour: lateHour + HOUR })], null);
     const daily = await db.pool.query("select bucket::text, pageviews::int from rollup_daily order by bucket");
     expect(daily.rows).toEqual([{ bucket: "2026-11-21", pageviews: 1 }, { bucket: "2026-11-22", pageviews: 1 }]);
   });
 
   it("concurrent batches touching the same keys in opposite orders neither deadlock nor lose counts", async () => {
     const keys = Array.from({ length: 50 }, (_, i) => rollupDelta({ value: `/k${i}` }));
-    const batches = Array.from({ length: 8 }, (_, b) => ({
-      events: [],
-      hits: [],
-      rollups: b % 2 === 0 ? keys : [...keys].reverse(),
-    }));
-    await Promise.all(batches.map((batch) => commitBatch(db.pool, batch)));
+    const flushes = Array.from({ length: 8 }, (_, b) => (b % 2 === 0 ? keys : [...keys].reverse()));
+    await Promise.all(flushes.map((deltas) => writeRollups(db.pool, deltas, null)));
     const result = await db.pool.query("select count(*)::int as keys, sum(pageviews)::int as pageviews, min(pageviews)::int as low from rollup_hourly");
     expect(result.rows[0]).toEqual({ keys: 50, pageviews: 400, low: 8 });
   });
 
-  it("leaves nothing behind when any part of the batch fails, and the pool stays usable", async () => {
-    // status 70000 does not fit the smallint column: the hits COPY fails after the events COPY succeeded.
-    const failing = { events: [eventRow()], hits: [hitRow({ status: 70_000 })], rollups: [rollupDelta()] };
-    await expect(commitBatch(db.pool, failing)).rejects.toThrow(/smallint|out of range/);
-    // A rollup the database rejects (bigint overflow) after both COPYs succeeded.
-    const overflow = { events: [eventRow()], hits: [hitRow()], rollups: [rollupDelta({ pageviews: 2 ** 63 })] };
-    await expect(commitBatch(db.pool, overflow)).rejects.toThrow();
-    // A row the encoder rejects never reaches the database.
-    const bad = { events: [eventRow({ screen_width: 1.5 })], hits: [], rollups: [] };
-    await expect(commitBatch(db.pool, bad)).rejects.toThrow(/not an integer/);
-
-    const counts = await db.pool.query(
-      "select (select count(*) from events)::int as events, (select count(*) from hits)::int as hits, (select count(*) from rollup_hourly)::int as hourly, (select count(*) from rollup_daily)::int as daily",
-    );
-    expect(counts.rows[0]).toEqual({ events: 0, hits: 0, hourly: 0, daily: 0 });
-    await commitBatch(db.pool, { events: [eventRow()], hits: [hitRow()], rollups: [rollupDelta()] });
-    const after = await db.pool.query("select (select count(*) from events)::int as events, (select count(*) from rollup_daily)::int as daily");
-    expect(after.rows[0]).toEqual({ events: 1, daily: 1 });
-  });
-
-  it("does nothing for an empty batch", async () => {
-    await commitBatch(db.pool, { events: [], hits: [], rollups: [] });
-    const result = await db.pool.query("select count(*)::int as n from events");
-    expect(result.rows[0].n).toBe(0);
+  it("writes the repair mark in the same transaction, and nothing when the upsert fails", async () => {
+    const h8 = Date.UTC(2026, 10, 21, 8);
+    await writeRollups(db.pool, [rollupDelta({ hour: h8 })], h8);
+    expect(await readRepairMark(db.pool)).toBe(h8);
+    // A count the database rejects (bigint overflow): neither the rollups nor the mark change.
+    await expect(writeRollups(db.pool, [rollupDelta({ hour: h8, value: "/other" }), rollupDelta({ hour: h8, pageviews: 2 ** 63 })], null)).rejects.toThrow();
+    expect(await readRepairMark(db.pool)).toBe(h8);
+    const rows = await db.pool.query("select value, pageviews::int from rollup_hourly order by value");
+    expect(rows.rows).toEqual([{ value: "/pricing", pageviews: 1 }]);
+    await writeRollups(db.pool, [], null);
+    expect(await readRepairMark(db.pool)).toBe(null);
   });
 });
 

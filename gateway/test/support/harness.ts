@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { Clock } from "@svc/core";
 import { type Gateway, startGateway } from "../../src/app.ts";
 import type { CommitFn } from "../../src/writer/group-commit.ts";
+import type { WriteRollupsFn } from "../../src/rollups/flusher.ts";
 import { type GatewayConfig, loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import type { Database } from "../../src/storage/database.ts";
@@ -39,6 +40,7 @@ export interface HarnessOptions {
   readonly now?: string;
   readonly sites?: readonly string[];
   readonly commit?: CommitFn;
+  readonly writeRollups?: WriteRollupsFn;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -52,7 +54,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const database: Database = { pool: db.pool, url: db.url, embedded: false, close: async () => undefined };
   for (const domain of options.sites ?? []) await addSite(db.pool, { domain });
   const start = () =>
-    startGateway({ config, database, clock, log: createLogger("debug", (l) => logs.push(l)), ...(options.commit ? { commit: options.commit } : {}) });
+    startGateway({
+      config,
+      database,
+      clock,
+      log: createLogger("debug", (l) => logs.push(l)),
+      ...(options.commit ? { commit: options.commit } : {}),
+      ...(options.writeRollups ? { writeRollups: options.writeRollups } : {}),
+    });
   let gateway = await start();
   const harness = {
     get gateway() {

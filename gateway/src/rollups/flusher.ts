@@ -1,0 +1,145 @@
+// Writes the ledger's rollup counts to the rollup tables every `intervalMs`, apart from the raw rows' commits.
+//
+// Why apart: upserting each batch's counts in the batch's own transaction made every commit take the rollup
+// rows' locks, so commits could not overlap, and the upsert was most of each commit's time — 7,000 rows/s
+// at 64 connections against 15,000 without it (`npm run bench`). Once a second, the counts of ~15,000
+// batches collapse into the few thousand keys they touched.
+//
+// Exactness is kept three ways. The ledger holds only counts of committed rows. Reads that must see every
+// acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the
+// earliest hour whose counts are still only in memory: a gateway killed before its next flush finds that
+// mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
+import type pg from "pg";
+import type { Logger } from "../log.ts";
+import { rebuildDayRollups } from "../storage/rollup-rebuild.ts";
+import { readRepairMark, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
+import type { RollupDelta } from "../storage/rows.ts";
+import { RollupLedger } from "./ledger.ts";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+export type WriteRollupsFn = (pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null) => Promise<void>;
+
+export interface RollupFlusherOptions {
+  readonly pool: pg.Pool;
+  readonly intervalMs: number;
+  readonly now: () => number;
+  readonly log: Logger;
+  /** The earliest hour (ms) of rows handed to the writer and not yet committed or failed, if any. */
+  readonly oldestUncommittedHour: () => number | null;
+  /** Replaceable by tests that need a failing rollup write. */
+  readonly write?: WriteRollupsFn;
+}
+
+export interface RollupFlushStats {
+  flushes: number;
+  keys: number;
+  failures: number;
+  lastFlushMs: number;
+  held: number;
+}
+
+export class RollupFlusher {
+  readonly ledger = new RollupLedger();
+  readonly stats: RollupFlushStats = { flushes: 0, keys: 0, failures: 0, lastFlushMs: 0, held: 0 };
+  /** Flushes and repairs run one at a time, in call order. */
+  private lane: Promise<void> = Promise.resolve();
+  /** A flush waiting on the lane and not yet started: later callers join it. */
+  private queued: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** The repair mark last written; undefined until the first flush, which always writes it. */
+  private mark: number | null | undefined = undefined;
+  private readonly write: WriteRollupsFn;
+
+  constructor(private readonly options: RollupFlusherOptions) {
+    this.write = options.write ?? writeRollups;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.flush().catch(() => undefined); // logged in flushOnce; the counts stay held for the next one
+    }, this.options.intervalMs);
+  }
+
+  /** Resolves once every count committed before the call is in the rollup tables. */
+  settle(): Promise<void> {
+    return this.flush();
+  }
+
+  flush(): Promise<void> {
+    if (this.queued) return this.queued;
+    const flush = this.inLane(() => {
+      this.queued = null;
+      return this.flushOnce(false);
+    });
+    this.queued = flush;
+    return flush;
+  }
+
+  /** Runs `work` (a recomputation of some rollups) with no flush in progress. */
+  exclusive<T>(work: (ledger: RollupLedger) => Promise<T>): Promise<T> {
+    return this.inLane(() => work(this.ledger));
+  }
+
+  /** After the writer has stopped: writes what is held and clears the repair mark (a clean stop). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.inLane(() => this.flushOnce(true));
+  }
+
+  private inLane<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.lane.then(work);
+    this.lane = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async flushOnce(final: boolean): Promise<void> {
+    const taken = this.ledger.take();
+    // Rows still on their way to a commit were stamped no earlier than the hour before now (an actor
+    // stamps rows with its clock, a middleware's timestamp is kept only within the current hour).
+    const now = this.options.now();
+    const uncommitted = this.options.oldestUncommittedHour();
+    const lagFrom = final && uncommitted === null ? null : Math.min(now - (now % HOUR_MS) - HOUR_MS, uncommitted ?? Infinity);
+    if (taken.length === 0 && lagFrom === this.mark) return;
+    const started = performance.now();
+    try {
+      await this.write(this.options.pool, taken, lagFrom);
+    } catch (error) {
+      this.ledger.restore(taken);
+      this.stats.failures++;
+      this.stats.held = this.ledger.size;
+      this.options.log.warn("rollup flush failed; counts kept for the next one", { keys: taken.length, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+    this.mark = lagFrom;
+    this.stats.flushes++;
+    this.stats.keys += taken.length;
+    this.stats.lastFlushMs = performance.now() - started;
+    this.stats.held = this.ledger.size;
+  }
+}
+
+/**
+ * At boot, before any traffic: if the last gateway did not stop cleanly, recompute every site's rollups for
+ * the days from the repair mark's day to today from the raw rows. Then mark from the hour before now, so a
+ * crash before the first flush is repaired too.
+ */
+export async function repairAfterCrash(pool: pg.Pool, now: number, log: Logger): Promise<void> {
+  const from = await readRepairMark(pool);
+  if (from !== null) {
+    const started = performance.now();
+    const { rows: sites } = await pool.query<{ id: number }>("select id from sites order by id");
+    let days = 0;
+    for (let day = from - (from % DAY_MS); day <= now; day += DAY_MS) {
+      for (const site of sites) await rebuildDayRollups(pool, site.id, day);
+      days++;
+    }
+    log.warn("the last gateway did not stop cleanly: rollups recomputed from raw rows", { from: new Date(from).toISOString(), days, sites: sites.length, ms: Math.round(performance.now() - started) });
+  }
+  await setRepairMark(pool, now - (now % HOUR_MS) - HOUR_MS);
+}
