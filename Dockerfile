@@ -9,7 +9,7 @@ COPY adapters/package.json adapters/
 COPY bench/package.json bench/
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build:tracker
+RUN npm run build:tracker && npm run build:gateway
 ENV NODE_ENV=production SVC_PORT=8080
 EXPOSE 8080
-CMD ["node", "--import", "tsx", "gateway/src/main.ts"]
+CMD ["node", "--enable-source-maps", "gateway/dist/main.mjs"]

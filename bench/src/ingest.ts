@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
   const load = await driveScenario(gw.port, scenario, duration, connections);
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
-  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`)).json()) as { writer: { batches: number; rows: number; lastCommitMs: number } };
+  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`)).json()) as { writer: { batches: number; submissions: number; rows: number; lastCommitMs: number }; rollups: { flushes: number; keys: number }; memory_mb: Record<string, number> };
   gw.child.kill("SIGTERM");
   const exit = await gw.exited();
   clearInterval(sampler);
@@ -86,6 +86,9 @@ async function main(): Promise<void> {
     gateway_exit_code: exit.code,
     writer_batches: health.writer.batches,
     writer_rows_per_batch: Math.round(health.writer.rows / Math.max(1, health.writer.batches)),
+    writer_rows_per_submission: Math.round((10 * health.writer.rows) / Math.max(1, health.writer.submissions)) / 10,
+    gateway_memory_mb_at_end: health.memory_mb,
+    rollup_keys_per_flush: Math.round(health.rollups.keys / Math.max(1, health.rollups.flushes)),
   };
   console.log(JSON.stringify(figures));
 }

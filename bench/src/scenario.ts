@@ -1,7 +1,9 @@
 // The ingest load scenario, shared by the Node runner and the k6 script: a deterministic mix of
 // pre-built requests. Rows by actor ≈ 70% human, 10% human_via_ai, 10% ai_crawler, 5% ai_agent,
-// 5% bot; Zipf-distributed paths; 10,000 visitor IPs. Browsers send events (one row a request);
-// crawlers, agents and bots reach the middleware, which batches hits (10 rows a request here).
+// 5% bot; Zipf-distributed paths; 10,000 visitor IPs, each with one user agent of its kind (a visitor
+// is one IP and UA: drawing the UA anew per request would make nearly every request a new visitor).
+// Browsers send events (one row a request); crawlers, agents and bots reach the middleware, which
+// batches hits (10 rows a request here).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,7 +71,9 @@ export function buildScenario(count = 4000, seed = 7): ScenarioRequest[] {
   const uas = userAgentsByActor();
   const page = zipfSampler(PATHS, rand);
   const pick = <T,>(a: readonly T[]) => a[Math.floor(rand() * a.length)]!;
-  const visitor = () => ip(Math.floor(rand() * IPS));
+  const visitor = () => Math.floor(rand() * IPS);
+  // Knuth's multiplicative hash spreads visitor numbers over the UA list without following ip()'s pattern.
+  const uaOf = (list: readonly string[], v: number) => list[((v * 2654435761) >>> 0) % list.length]!;
   // Request shares that give the row shares above, given 10 hits a hit request.
   const eventRows = ROW_SHARE.human + ROW_SHARE.human_via_ai;
   const hitRequests = (1 - eventRows) / HITS_PER_REQUEST;
@@ -85,12 +89,14 @@ export function buildScenario(count = 4000, seed = 7): ScenarioRequest[] {
         r: viaAi ? pick(ASSISTANT_REFERRERS) : pick(HUMAN_REFERRERS),
         w: pick([390, 768, 1280, 1440, 1920]),
       };
-      requests.push({ path: "/api/event", headers: { "content-type": "text/plain", "user-agent": pick(uas.human), "x-forwarded-for": visitor() }, body: JSON.stringify(body), rows: 1 });
+      const v = visitor();
+      requests.push({ path: "/api/event", headers: { "content-type": "text/plain", "user-agent": uaOf(uas.human, v), "x-forwarded-for": ip(v) }, body: JSON.stringify(body), rows: 1 });
     } else {
       const hits = Array.from({ length: HITS_PER_REQUEST }, () => {
         const x = rand() * (1 - eventRows);
         const actor = x < ROW_SHARE.ai_crawler ? "ai_crawler" : x < ROW_SHARE.ai_crawler + ROW_SHARE.ai_agent ? "ai_agent" : "bot";
-        return { domain: BENCH_DOMAIN, method: "GET", path: `/p/${page()}`, status: pick([200, 200, 200, 200, 301, 404]), user_agent: pick(uas[actor]), referrer: null, ip: visitor() };
+        const v = visitor();
+        return { domain: BENCH_DOMAIN, method: "GET", path: `/p/${page()}`, status: pick([200, 200, 200, 200, 301, 404]), user_agent: uaOf(uas[actor], v), referrer: null, ip: ip(v) };
       });
       requests.push({ path: "/api/hit", headers: { "content-type": "application/json" }, body: JSON.stringify(hits), rows: HITS_PER_REQUEST });
     }

@@ -1,12 +1,11 @@
 // Configuration comes only from the environment, is read once at boot and validated as a whole:
 // every bad value gets its own one-line message, so an operator fixes them all in one go.
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Config, ConfigProvider, Effect, Option, Result } from "effect";
 import type { LogLevel } from "./log.ts";
 import { AUTH_ENV_NAMES, AUTH_MODES, type AuthConfig, DEFAULT_TEAM_CLAIM, MIN_JWT_SECRET_LENGTH, resolveAuthConfig, SECRET_ENV_NAMES } from "./auth/auth-config.ts";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+import { repoRoot } from "./repo-root.ts";
 
 export interface GatewayConfig {
   readonly port: number;

@@ -1,10 +1,9 @@
-// Launches the real gateway as a child process (`node --import tsx gateway/src/main.ts`) and waits
+// Launches the real gateway as a child process, from the bundle `npm start` runs (built first), and waits
 // until it listens: used by the durability tests (signals, kill -9) and by the ingest benchmark.
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { bundleGateway } from "../scripts/bundle.ts";
+import { repoRoot } from "./repo-root.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface GatewayProcess {
   readonly child: ChildProcess;
@@ -16,8 +15,9 @@ export interface GatewayProcess {
 export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
   // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
   const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", path.join(root, "gateway/src/main.ts")], {
-    cwd: root,
+  const bundle = await bundleGateway();
+  const child = spawn(process.execPath, [...nodeFlags, "--enable-source-maps", bundle], {
+    cwd: repoRoot,
     // The "gateway listening" line is at info level: that is how the port is learned.
     env: { ...process.env, SVC_PORT: "0", SVC_HOST: "127.0.0.1", ...env, SVC_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],

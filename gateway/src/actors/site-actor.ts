@@ -105,7 +105,8 @@ export class SiteActor {
       while (true) {
         const taken = yield* Effect.result(Queue.takeAll(self.mailbox));
         if (taken._tag === "Failure") return;
-        const messages = taken.success;
+        yield* self.deps.writer.awaitCapacity();
+        const messages = taken.success.concat(yield* Queue.clear(self.mailbox));
         const now = self.deps.clock.now();
         const ready = yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
         if (ready._tag === "Failure") {

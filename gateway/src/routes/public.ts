@@ -25,6 +25,12 @@ export interface PublicDeps {
   readonly defaultPartitionRows: () => { events: number; hits: number };
 }
 
+function memoryMb(): Record<string, number> {
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  return { rss: mb(m.rss), heap_used: mb(m.heapUsed), heap_total: mb(m.heapTotal), external: mb(m.external), array_buffers: mb(m.arrayBuffers) };
+}
+
 export function publicRoutes(router: Router, deps: PublicDeps): void {
   router
     .on("GET", "/js/svc.js", (req) => deps.tracker.serve(req))
@@ -50,6 +56,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         live: deps.live.stats,
         rejected: deps.counters.counts,
         default_partition_rows: deps.defaultPartitionRows(),
+        memory_mb: memoryMb(),
       };
       return jsonResponse(database === "up" ? 200 : 503, body, { "cache-control": "no-store" });
     });

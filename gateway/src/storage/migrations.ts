@@ -3,10 +3,11 @@
 // gateways), so each file runs exactly once.
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import type pg from "pg";
+import { repoRoot } from "../repo-root.ts";
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../sql/", import.meta.url));
+export const MIGRATIONS_DIR = path.join(repoRoot, "sql");
 
 // Arbitrary constant shared by every svc process: "svc" in ASCII followed by 01 (migrations).
 const MIGRATION_LOCK_KEY = 0x73766301;

@@ -47,6 +47,8 @@ export interface WriterOptions {
 
 export interface WriterStats {
   batches: number;
+  /** Site actors' hand-overs committed (a batch merges several). */
+  submissions: number;
   rows: number;
   failedBatches: number;
   retries: number;
@@ -66,7 +68,7 @@ export class GroupCommitWriter {
   private failing = false;
   /** Submissions handed over and not yet committed or failed. */
   private readonly held = new Set<Submission>();
-  readonly stats: WriterStats = { batches: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
+  readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
     this.queue = Effect.runSync(Queue.bounded<Submission, Cause.Done>(options.capacity));
@@ -76,6 +78,17 @@ export class GroupCommitWriter {
   submit(submission: Submission): Effect.Effect<void> {
     this.held.add(submission);
     return Effect.asVoid(Queue.offer(this.queue, submission));
+  }
+
+  /**
+   * Resolves at once while a commit slot is free, otherwise when one frees up. A site actor waits here
+   * before it processes its mailbox, so under load it hands over everything that arrived meanwhile as one
+   * submission (measured: 1.2 rows a submission without the wait, one submission a batch with it).
+   */
+  awaitCapacity(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      this.running.size < this.options.inFlight ? Effect.void : Effect.promise(() => Promise.race(this.running.values())),
+    );
   }
 
   /** The earliest hour (ms) of rows handed over and not yet committed or failed, or null. */
@@ -145,6 +158,7 @@ export class GroupCommitWriter {
       }
     }
     this.stats.batches++;
+    this.stats.submissions += pending.length;
     this.stats.rows += rows;
     this.stats.lastCommitMs = performance.now() - started;
     for (const s of pending) {
