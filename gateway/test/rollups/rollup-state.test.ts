@@ -1,0 +1,127 @@
+// The actor's visitor state against a naive recomputation: for every (hour, actor, dimension, value), the
+// summed deltas equal the row counts and the distinct visitors of that hour and of the day — including
+// crawlers that touch hundreds of counters (the per-visitor list turns into a Map) and batches of any size.
+import { describe, expect, it } from "vitest";
+import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/actors/rollup-state.ts";
+import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
+
+const DAY = Date.UTC(2026, 10, 21);
+const HOUR = 3_600_000;
+
+function prng(seed: number) {
+  return () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+}
+
+interface Sums {
+  pageviews: number;
+  events: number;
+  hits: number;
+  visitors_hour: number;
+  visitors_day: number;
+}
+
+function naive(rows: readonly RollupRow[]): Map<string, Sums> {
+  const out = new Map<string, Sums & { hourSet: Set<string> }>();
+  const daySets = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const hour = row.ts - (row.ts % HOUR);
+    const v = row.visitor_hash.toString("hex");
+    forEachDimension(row, (dim, value) => {
+      const key = `${hour}|${row.actor}|${dim}|${value}`;
+      let s = out.get(key);
+      if (!s) out.set(key, (s = { pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, hourSet: new Set() }));
+      if (row.kind === "hit") s.hits++;
+      else if (row.name === "pageview") s.pageviews++;
+      else s.events++;
+      if (!s.hourSet.has(v)) {
+        s.hourSet.add(v);
+        s.visitors_hour++;
+      }
+      const dayKey = `${row.actor}|${dim}|${value}`;
+      let day = daySets.get(dayKey);
+      if (!day) daySets.set(dayKey, (day = new Set()));
+      if (!day.has(v)) {
+        day.add(v);
+        s.visitors_day++;
+      }
+    });
+  }
+  return new Map([...out].map(([k, { hourSet: _, ...sums }]) => [k, sums]));
+}
+
+function observed(rows: readonly RollupRow[], batchSizes: () => number): Map<string, Sums> {
+  const state = new RollupState(1, DAY);
+  const out = new Map<string, Sums>();
+  let sink: DeltaSink = newDeltaSink();
+  let left = batchSizes();
+  const drain = () => {
+    for (const d of sink.deltas) {
+      const key = `${d.hour}|${d.actor}|${d.dim}|${d.value}`;
+      const s = out.get(key) ?? { pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0 };
+      s.pageviews += d.pageviews;
+      s.events += d.events;
+      s.hits += d.hits;
+      s.visitors_hour += d.visitors_hour;
+      s.visitors_day += d.visitors_day;
+      out.set(key, s);
+    }
+    sink = newDeltaSink();
+    left = batchSizes();
+  };
+  for (const row of rows) {
+    state.observe(row, sink);
+    if (--left <= 0) drain();
+  }
+  drain();
+  return out;
+}
+
+function randomDay(seed: number, count: number): RollupRow[] {
+  const rand = prng(seed);
+  const pick = <T,>(a: readonly T[]) => a[Math.floor(rand() * a.length)]!;
+  const rows: RollupRow[] = [];
+  let ts = DAY + 9 * HOUR;
+  for (let i = 0; i < count; i++) {
+    ts += Math.floor(rand() * 40_000); // ~4 hours over 700 rows
+    if (rand() < 0.6) {
+      rows.push({
+        kind: "event",
+        ...eventRow({ ts, visitor_hash: visitorHash(`h${Math.floor(rand() * 12)}`), page: `/p${Math.floor(rand() * 8)}`, name: pick(["pageview", "pageview", "Signup"]), source: pick([null, "Google", "ChatGPT"]), utm_source: pick([null, "hn"]), ai_name: null }),
+      });
+    } else {
+      // Two crawlers walking 200 pages: each visits far more than 32 counters.
+      rows.push({
+        kind: "hit",
+        ...hitRow({ ts, visitor_hash: visitorHash(`c${Math.floor(rand() * 2)}`), actor: "ai_crawler", ai_name: "GPTBot", page: `/doc/${Math.floor(rand() * 200)}`, status: pick([200, 200, 404, 301]) }),
+      });
+    }
+  }
+  return rows;
+}
+
+describe("RollupState", () => {
+  it.each([
+    { label: "one row a batch", seed: 1, batch: () => 1 },
+    { label: "batches of 1..40 rows", seed: 2, batch: (r => () => 1 + Math.floor(r() * 40))(prng(9)) },
+    { label: "one batch for everything", seed: 3, batch: () => Infinity },
+  ])("sums to the naive counts with $label", ({ seed, batch }) => {
+    const rows = randomDay(seed, 700);
+    const expected = naive(rows);
+    expect(expected.size).toBeGreaterThan(300);
+    expect(observed(rows, batch)).toEqual(expected);
+  });
+
+  it("counts visitors in the last window by the actor of their latest row", () => {
+    const state = new RollupState(1, DAY);
+    const sink = newDeltaSink();
+    state.observe({ kind: "event", ...eventRow({ ts: DAY + 1000, visitor_hash: visitorHash("a") }) }, sink);
+    state.observe({ kind: "event", ...eventRow({ ts: DAY + 5000, visitor_hash: visitorHash("b") }) }, sink);
+    state.observe({ kind: "hit", ...hitRow({ ts: DAY + 6000, visitor_hash: visitorHash("b"), actor: "bot" }) }, sink);
+    expect(state.visitors).toBe(2);
+    expect(state.recentVisitors(DAY + 2000)).toEqual({ bot: 1 });
+    expect(state.recentVisitors(DAY)).toEqual({ human: 1, bot: 1 });
+  });
+});
