@@ -2,8 +2,8 @@
 //
 // Why apart: upserting each batch's counts in the batch's own transaction made every commit take the rollup
 // rows' locks, so commits could not overlap, and the upsert was most of each commit's time — 7,000 rows/s
-// at 64 connections against 15,000 without it (`npm run bench`). Once a second, the counts of ~15,000
-// batches collapse into the few thousand keys they touched.
+// at 64 connections against 15,000 without it (`npm run bench`). Once a second, the counts of ~1,700
+// batches collapse into the ~1,500 keys they touched (`rollup_keys_per_flush` in the bench's output).
 //
 // Exactness is kept three ways. The ledger holds only counts of committed rows. Reads that must see every
 // acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the

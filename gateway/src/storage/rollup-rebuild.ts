@@ -1,8 +1,8 @@
-// Recomputes one site's rollups of one UTC day from its raw rows, in one transaction. The write path
-// keeps rollups exact by committing them with their rows; this repairs them after a batch failed
-// while another was in flight (whose deltas assumed the failed rows existed), and builds them for
-// rows loaded in bulk (bench:read). The dimension expressions must match `rowDimensions` in
-// actors/rollup-state.ts; the tests check both against an independent recomputation.
+// Recomputes one site's rollups of one UTC day from its raw rows, in one transaction. Used where the
+// counts kept in memory cannot be trusted: after a batch failed while another was in flight (whose deltas
+// assumed the failed rows existed), at boot after a gateway was killed before its last rollup flush
+// (rollups/flusher.ts), and for rows loaded in bulk (bench:read). The dimension expressions must match
+// `forEachDimension` in actors/rollup-state.ts; the tests check both against an independent recomputation.
 import type pg from "pg";
 import { withTransaction } from "./transaction.ts";
 
