@@ -37,12 +37,13 @@ export interface RollupFlushStats {
   keys: number;
   failures: number;
   lastFlushMs: number;
-  held: number;
+  /** Counts of committed rows not yet in the rollup tables (summed entries). */
+  readonly held: number;
 }
 
 export class RollupFlusher {
   readonly ledger = new RollupLedger();
-  readonly stats: RollupFlushStats = { flushes: 0, keys: 0, failures: 0, lastFlushMs: 0, held: 0 };
+  readonly stats: RollupFlushStats;
   /** Flushes and repairs run one at a time, in call order. */
   private lane: Promise<void> = Promise.resolve();
   /** A flush waiting on the lane and not yet started: later callers join it. */
@@ -54,6 +55,16 @@ export class RollupFlusher {
 
   constructor(private readonly options: RollupFlusherOptions) {
     this.write = options.write ?? writeRollups;
+    const ledger = this.ledger;
+    this.stats = {
+      flushes: 0,
+      keys: 0,
+      failures: 0,
+      lastFlushMs: 0,
+      get held() {
+        return ledger.size;
+      },
+    };
   }
 
   start(): void {
@@ -112,7 +123,6 @@ export class RollupFlusher {
     } catch (error) {
       this.ledger.restore(taken);
       this.stats.failures++;
-      this.stats.held = this.ledger.size;
       this.options.log.warn("rollup flush failed; counts kept for the next one", { keys: taken.length, error: error instanceof Error ? error.message : String(error) });
       throw error;
     }
@@ -120,7 +130,6 @@ export class RollupFlusher {
     this.stats.flushes++;
     this.stats.keys += taken.length;
     this.stats.lastFlushMs = performance.now() - started;
-    this.stats.held = this.ledger.size;
   }
 }
 

@@ -75,10 +75,12 @@ describe("a failed rollup flush", () => {
     await send(h, 3, 20);
     await expect(h.gateway.rollups.settle()).rejects.toThrow(/simulated/);
     expect(h.gateway.rollups.stats.failures).toBe(2);
+    expect(h.gateway.rollups.stats.held).toBeGreaterThan(0);
     expect(await totalPageviews(h)).toBe(0);
     failing = false;
     await h.gateway.rollups.settle();
     expect(await totalPageviews(h)).toBe(8);
+    expect(h.gateway.rollups.stats.held).toBe(0);
     await expectExact(h, (await h.pool.query("select id from sites")).rows[0].id);
   });
 });
