@@ -4,6 +4,7 @@
 // writer hands the deltas of each committed submission here. Deltas of the same counter and hour are
 // summed into one entry through the counter itself (`LedgerSlot`), so adding costs a few additions and no
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.
+import { rollupKey } from "../storage/rollup-writes.ts";
 import type { LedgerSlot, RollupDelta } from "../storage/rows.ts";
 
 const DAY_MS = 86_400_000;
@@ -64,7 +65,7 @@ export class RollupLedger {
 function sumByKey(deltas: readonly RollupDelta[]): RollupDelta[] {
   const byKey = new Map<string, RollupDelta>();
   for (const d of deltas) {
-    const key = `${d.site_id}\u0000${d.hour}\u0000${d.actor}\u0000${d.dim}\u0000${d.value}`;
+    const key = rollupKey(d.site_id, d.hour, d.actor, d.dim, d.value);
     const e = byKey.get(key);
     if (e === undefined) byKey.set(key, { site_id: d.site_id, hour: d.hour, actor: d.actor, dim: d.dim, value: d.value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors_hour: d.visitors_hour, visitors_day: d.visitors_day });
     else {

@@ -39,6 +39,11 @@ interface MergedRollup {
   visitors: number;
 }
 
+/** The identity of one rollup row: site, bucket (ms), actor, dimension, value. */
+export function rollupKey(siteId: number, bucket: number, actor: string, dim: string, value: string): string {
+  return `${siteId}\u0000${bucket}\u0000${actor}\u0000${dim}\u0000${value}`;
+}
+
 /**
  * Sums the deltas that share a key (an upsert may touch a row only once), then sorts the keys so that any
  * two transactions touch rollup rows in the same order and wait for each other instead of deadlocking.
@@ -48,7 +53,7 @@ export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour"
   for (const d of deltas) {
     const bucket = granularity === "hour" ? d.hour : d.hour - (((d.hour % DAY_MS) + DAY_MS) % DAY_MS);
     const visitors = granularity === "hour" ? d.visitors_hour : d.visitors_day;
-    const key = `${d.site_id}\u0000${bucket}\u0000${d.actor}\u0000${d.dim}\u0000${d.value}`;
+    const key = rollupKey(d.site_id, bucket, d.actor, d.dim, d.value);
     const row = merged.get(key);
     if (row === undefined) {
       merged.set(key, { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value: d.value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors });
