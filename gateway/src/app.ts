@@ -26,7 +26,7 @@ import { SiteCache } from "./sites/site-cache.ts";
 import type { Database } from "./storage/database.ts";
 import { saltForDay } from "./storage/salts.ts";
 import { commitRows } from "./storage/writer.ts";
-import { rebuildDayRollups } from "./storage/rollup-rebuild.ts";
+import { replaceDayRollups } from "./storage/rollup-writes.ts";
 import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "./rollups/flusher.ts";
 import { type CommitFn, GroupCommitWriter } from "./writer/group-commit.ts";
 
@@ -104,10 +104,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     writer,
     log,
     loadSalt: (id, day) => saltForDay(pool, id, day),
-    repairDay: (id, dayStart) =>
+    replaceDay: (id, dayStart, counts) =>
       rollups.exclusive(async (ledger) => {
         ledger.dropDay(id, dayStart);
-        await rebuildDayRollups(pool, id, dayStart);
+        await replaceDayRollups(pool, id, dayStart, counts);
       }),
   });
   writer.start();

@@ -5,10 +5,10 @@ import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
-import type { EventRow, HitRow } from "../storage/rows.ts";
+import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
-import { forEachDayRow } from "./day-rows.ts";
-import { type DeltaSink, HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
+import { recountDay } from "./day-rows.ts";
+import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -31,8 +31,8 @@ export interface SiteActorDeps {
   readonly writer: GroupCommitWriter;
   readonly log: Logger;
   readonly loadSalt: (siteId: number, day: string) => Promise<Buffer>;
-  /** Recomputes one site's rollups of one UTC day from its raw rows (and forgets its unwritten counts). */
-  readonly repairDay: (siteId: number, dayStart: number) => Promise<void>;
+  /** Replaces one site's rollups of one UTC day with a recount of its raw rows (and forgets its unwritten counts). */
+  readonly replaceDay: (siteId: number, dayStart: number, counts: readonly RollupDelta[]) => Promise<void>;
 }
 
 export class SiteActor {
@@ -124,21 +124,23 @@ export class SiteActor {
     const day = utcDay(now);
     if (day === this.day && !this.stale && this.state) return;
     const dayStart = utcDayStart(now);
-    // After a failed batch, a batch committed meanwhile may hold deltas that assumed the failed rows:
-    // recompute today's rollups from the raw rows before rebuilding the state the same way.
-    if (this.stale && this.state) await this.deps.repairDay(this.siteId, this.state.dayStart);
+    const { pool, log } = this.deps;
+    let recounted: { state: RollupState; rows: number } | null = null;
+    if (this.stale && this.state) {
+      // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
+      // recount that day from the raw rows and replace its rollups; the recount is also today's state.
+      const stale = this.state.dayStart;
+      const recount = await recountDay(pool, this.siteId, stale, { counts: true });
+      await this.deps.replaceDay(this.siteId, stale, recount.counts);
+      if (stale === dayStart) recounted = recount;
+    }
     // Only today's salt is ever held; yesterday's is dropped here and deleted from the database
     // by the maintenance fiber, so past hashes cannot be recomputed.
     this.salt = null;
     this.state = null;
     const salt = await this.deps.loadSalt(this.siteId, day);
-    const state = new RollupState(this.siteId, dayStart);
-    let scratch: DeltaSink = newDeltaSink();
-    const rows = await forEachDayRow(this.deps.pool, this.siteId, dayStart, dayStart + DAY_MS, (row) => {
-      state.observe(row, scratch);
-      if (scratch.deltas.length > 50_000) scratch = newDeltaSink();
-    });
-    if (rows > 0) this.deps.log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
+    const { state, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }));
+    if (rows > 0) log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
     this.state = state;
     this.day = day;

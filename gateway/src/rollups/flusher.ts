@@ -11,8 +11,8 @@
 // mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
 import type pg from "pg";
 import type { Logger } from "../log.ts";
-import { rebuildDayRollups } from "../storage/rollup-rebuild.ts";
-import { readRepairMark, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
+import { recountDay } from "../actors/day-rows.ts";
+import { readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { RollupLedger } from "./ledger.ts";
 
@@ -134,8 +134,8 @@ export class RollupFlusher {
 }
 
 /**
- * At boot, before any traffic: if the last gateway did not stop cleanly, recompute every site's rollups for
- * the days from the repair mark's day to today from the raw rows. Then mark from the hour before now, so a
+ * At boot, before any traffic: if the last gateway did not stop cleanly, recount every site's rollups for
+ * the days from the repair mark's day to today from the raw rows (a day of 333,333 rows takes ~4.5 s here: bench:read recounts 30 such days in 136 s). Then mark from the hour before now, so a
  * crash before the first flush is repaired too.
  */
 export async function repairAfterCrash(pool: pg.Pool, now: number, log: Logger): Promise<void> {
@@ -145,7 +145,10 @@ export async function repairAfterCrash(pool: pg.Pool, now: number, log: Logger):
     const { rows: sites } = await pool.query<{ id: number }>("select id from sites order by id");
     let days = 0;
     for (let day = from - (from % DAY_MS); day <= now; day += DAY_MS) {
-      for (const site of sites) await rebuildDayRollups(pool, site.id, day);
+      for (const site of sites) {
+        const { counts } = await recountDay(pool, site.id, day, { counts: true });
+        await replaceDayRollups(pool, site.id, day, counts);
+      }
       days++;
     }
     log.warn("the last gateway did not stop cleanly: rollups recomputed from raw rows", { from: new Date(from).toISOString(), days, sites: sites.length, ms: Math.round(performance.now() - started) });

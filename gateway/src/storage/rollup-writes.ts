@@ -102,6 +102,10 @@ function upsertValues(rows: readonly MergedRollup[], bucket: (ms: number) => str
   return [siteIds, buckets, actors, dims, values, pageviews, events, hits, visitors];
 }
 
+function upsertRollupValues(hourly: readonly MergedRollup[], daily: readonly MergedRollup[]): unknown[] {
+  return [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
+}
+
 /**
  * Adds `deltas` to both rollup tables and sets the repair mark to `lagFromHour` (ms; null once nothing is
  * held in memory any more), in one transaction.
@@ -110,11 +114,23 @@ export async function writeRollups(pool: pg.Pool, deltas: readonly RollupDelta[]
   const hourly = mergeRollups(deltas, "hour");
   const daily = mergeRollups(deltas, "day");
   await withTransaction(pool, async (client) => {
-    if (hourly.length > 0 || daily.length > 0) {
-      const values = [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
-      await client.query({ ...UPSERT_ROLLUPS, values });
-    }
+    if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
     await client.query("update rollup_repair set from_hour = $1", [lagFromHour === null ? null : new Date(lagFromHour)]);
+  });
+}
+
+/**
+ * Replaces one site's rollups of the UTC day starting at `dayStart` with `counts` (a recount of that day's
+ * raw rows), in one transaction.
+ */
+export async function replaceDayRollups(pool: pg.Pool, siteId: number, dayStart: number, counts: readonly RollupDelta[]): Promise<void> {
+  const from = new Date(dayStart);
+  const hourly = mergeRollups(counts, "hour");
+  const daily = mergeRollups(counts, "day");
+  await withTransaction(pool, async (client) => {
+    await client.query("delete from rollup_hourly where site_id = $1 and bucket >= $2 and bucket < $3", [siteId, from, new Date(dayStart + DAY_MS)]);
+    await client.query("delete from rollup_daily where site_id = $1 and bucket = $2::date", [siteId, from.toISOString().slice(0, 10)]);
+    if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
   });
 }
 
