@@ -84,7 +84,7 @@ const ENTRIES = {
   SVC_MAILBOX_SIZE: entry(Config.Int("SVC_MAILBOX_SIZE").pipe(Config.withDefault(4096)), "an integer 16..1000000", (n) => n >= 16 && n <= 1_000_000),
   SVC_BATCH_MAX_ROWS: entry(Config.Int("SVC_BATCH_MAX_ROWS").pipe(Config.withDefault(5000)), "an integer 1..100000", (n) => n >= 1 && n <= 100_000),
   SVC_FLUSH_MS: entry(Config.Int("SVC_FLUSH_MS").pipe(Config.withDefault(4)), "an integer 0..1000 (milliseconds)", (n) => n >= 0 && n <= 1000),
-  SVC_WRITER_IN_FLIGHT: entry(Config.Int("SVC_WRITER_IN_FLIGHT").pipe(Config.withDefault(2)), "an integer 1..8", (n) => n >= 1 && n <= 8),
+  SVC_WRITER_IN_FLIGHT: entry(Config.Int("SVC_WRITER_IN_FLIGHT").pipe(Config.withDefault(1)), "an integer 1..8", (n) => n >= 1 && n <= 8),
   SVC_ROLLUP_FLUSH_MS: entry(Config.Int("SVC_ROLLUP_FLUSH_MS").pipe(Config.withDefault(1000)), "an integer 10..60000 (milliseconds)", (n) => n >= 10 && n <= 60_000),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
   SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),

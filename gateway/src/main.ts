@@ -1,8 +1,8 @@
 // `npm start`: read the configuration, open (or start) the database, run the gateway until SIGTERM/SIGINT.
 import { ConfigInvalid, loadConfig } from "./config.ts";
-import { startGateway } from "./app.ts";
+import { type Gateway, startGateway } from "./app.ts";
 import { createLogger } from "./log.ts";
-import { openDatabase } from "./storage/database.ts";
+import { type Database, openDatabase } from "./storage/database.ts";
 
 async function main(): Promise<void> {
   let config;
@@ -16,25 +16,33 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line) });
-  const gateway = await startGateway({ config, database, log });
-
-  let stopping = false;
+  // The handlers go in before anything starts: a SIGTERM that arrived between "gateway listening" and
+  // their installation used to kill the process outright (seen in the durability test, 1 run in 5).
+  // A signal during startup is honoured once the gateway is up.
+  let running: { gateway: Gateway; database: Database } | null = null;
+  let requested: string | null = null;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     log.info("shutting down", { signal });
     try {
-      await gateway.stop();
-      await database.close();
+      await running!.gateway.stop();
+      await running!.database.close();
       process.exit(0);
     } catch (error) {
       log.error("shutdown failed", { error: String(error) });
       process.exit(1);
     }
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  const onSignal = (signal: string) => {
+    if (requested !== null) return;
+    requested = signal;
+    if (running) void shutdown(signal);
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line) });
+  running = { gateway: await startGateway({ config, database, log }), database };
+  if (requested !== null) await shutdown(requested);
 }
 
 main().catch((error) => {

@@ -22,7 +22,7 @@ describe("gateway configuration", () => {
       trustProxy: 0,
       mailboxSize: 4096,
       flushMs: 4,
-      writerInFlight: 2,
+      writerInFlight: 1,
       rollupFlushMs: 1000,
       production: false,
     });

@@ -1,6 +1,9 @@
 // Every 202 has its row: the gateway acknowledges only after the batch holding the event committed,
-// so neither a graceful SIGTERM nor a kill -9 in the middle of load loses an acknowledged event.
+// so neither a graceful SIGTERM nor a kill -9 in the middle of load loses an acknowledged event; after
+// either, every rollup equals its raw rows. A SIGTERM during startup still ends in a graceful stop.
+import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundleGateway } from "../scripts/bundle.ts";
 import { addSite } from "../src/storage/sites.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { launchGateway } from "../src/launch.ts";
@@ -70,5 +73,35 @@ describe.each(["SIGTERM", "SIGKILL"] as const)("durability under %s during load"
     }
     const siteId = (await db.pool.query("select id from sites")).rows[0].id;
     for (const grain of ["day", "hour"] as const) expect(await storedRollups(db.pool, siteId, grain)).toEqual(await recomputedRollups(db.pool, siteId, grain));
+  });
+});
+
+describe("a signal during startup", () => {
+  let db: TestDatabase | null = null;
+  afterEach(async () => {
+    await db?.drop();
+  });
+
+  it("is honoured once the gateway is up: a graceful stop, exit 0", async () => {
+    db = await createTestDatabase();
+    const child = spawn(process.execPath, [await bundleGateway()], {
+      env: { ...process.env, DATABASE_URL: db.url, SVC_PORT: "0", SVC_HOST: "127.0.0.1", SVC_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const lines: string[] = [];
+    let signalled = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      lines.push(...chunk.toString().split("\n").filter(Boolean));
+      // The first log line comes from inside startup, before the HTTP server listens.
+      if (!signalled) {
+        signalled = true;
+        child.kill("SIGTERM");
+      }
+    });
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    expect(exit).toEqual({ code: 0, signal: null });
+    const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages.indexOf("shutting down")).toBeGreaterThan(messages.indexOf("gateway listening"));
+    expect(messages).toContain("gateway stopped");
   });
 });

@@ -3,9 +3,10 @@
 // rollup counts of committed submissions go to the rollup ledger, which is flushed about once a second.
 //
 // A request waits for the commit of its batch, so at a fixed concurrency throughput is bounded by commit
-// latency: several transactions are kept in flight (SVC_WRITER_IN_FLIGHT). Raw-row COPYs take no row
-// locks, so they overlap freely. The writer only waits `flushMs` to gather a batch when it was idle; when
-// it is busy, whatever arrived meanwhile is the next batch.
+// latency. SVC_WRITER_IN_FLIGHT transactions may run at once (raw-row COPYs take no row locks, so they
+// overlap); with PostgreSQL on the same box one at a time measured best, since each then carries more rows.
+// The writer only waits `flushMs` to gather a batch when it was idle; when it is busy, whatever arrived
+// meanwhile is the next batch.
 import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
@@ -66,6 +67,8 @@ export class GroupCommitWriter {
   private readonly running = new Map<number, Promise<void>>();
   private nextBatch = 0;
   private failing = false;
+  /** When the last commit settled (performance.now()). */
+  private lastSettledAt = -Infinity;
   /** Submissions handed over and not yet committed or failed. */
   private readonly held = new Set<Submission>();
   readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
@@ -118,7 +121,10 @@ export class GroupCommitWriter {
           yield* Effect.promise(() => Promise.race(self.running.values()));
           continue;
         }
-        const idle = self.running.size === 0;
+        // Idle means nothing ran for a while: right after a commit the site actors are already handing over
+        // everything that waited for it, and gathering longer only adds latency (with one commit in flight
+        // the gather after every commit cut throughput from ~30,000 to 11,749 events/s).
+        const idle = self.running.size === 0 && performance.now() - self.lastSettledAt > self.options.flushMs;
         const first = yield* Effect.result(Queue.takeAll(self.queue));
         if (first._tag === "Failure") return; // ended and drained
         let pending = first.success as Submission[];
@@ -128,7 +134,13 @@ export class GroupCommitWriter {
         }
         self.stats.backlog = Queue.sizeUnsafe(self.queue);
         const id = self.nextBatch++;
-        self.running.set(id, self.commit(id, pending).finally(() => self.running.delete(id)));
+        self.running.set(
+          id,
+          self.commit(id, pending).finally(() => {
+            self.running.delete(id);
+            self.lastSettledAt = performance.now();
+          }),
+        );
       }
     });
   }
