@@ -5,3 +5,4 @@ export * from "./traffic/index.ts";
 export * from "./device/index.ts";
 export * from "./visitor-hash.ts";
 export * from "./manifest.ts";
+export * from "./display/index.ts";
