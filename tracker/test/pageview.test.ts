@@ -92,7 +92,7 @@ describe("utm_* keys", () => {
 
   it.each(cases)("$query", async ({ query, utm }) => {
     const url = trackedPage(`/utm/page${query}`, { "data-domain": "utm.test" });
-    const { page, close } = await visit(url);
+    const { close } = await visit(url);
     const [arrived] = await site.waitForEvents((event) => event.body?.u === url);
     const keys = Object.keys(arrived!.body!).sort();
     expect(keys).toStrictEqual(["d", "h", "n", "r", "u", "w", ...Object.keys(utm)].sort());

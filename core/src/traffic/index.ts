@@ -1,7 +1,7 @@
 // Referrer host, source name, channel and UTM of one event. The rules are written out in core/README.md ("Traffic sources").
 
 import type { Channel, Utm } from "../types.ts";
-import { KNOWN_SOURCES, type KnownChannel, type KnownSource } from "./known-sources.ts";
+import { KNOWN_SOURCES, type KnownSource } from "./known-sources.ts";
 import { normaliseHost, referrerHost } from "./url-parts.ts";
 
 export { normaliseHost, pagePath, referrerHost, utmFromUrl } from "./url-parts.ts";

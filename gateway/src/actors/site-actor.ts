@@ -10,8 +10,6 @@ import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import { recountDay } from "./day-rows.ts";
 import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 
-const DAY_MS = 86_400_000;
-
 export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
 

@@ -5,7 +5,7 @@
 // summed into one entry through the counter itself (`LedgerSlot`), so adding costs a few additions and no
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.
 import { rollupKey } from "../storage/rollup-writes.ts";
-import type { LedgerSlot, RollupDelta } from "../storage/rows.ts";
+import type { RollupDelta } from "../storage/rows.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -119,7 +119,8 @@ export async function copyBatch(pool: pg.Pool, parts: readonly CopyPart[]): Prom
   const client = await pool.connect();
   try {
     await new Promise<void>((resolve, reject) => {
-      client.query(new CopyBatchQuery(message, present.map((p) => p.rows), resolve, reject) as unknown as pg.QueryConfig);
+      // A submittable: node-postgres drives it and it settles this promise itself; query() returns it, not a promise.
+      void client.query(new CopyBatchQuery(message, present.map((p) => p.rows), resolve, reject) as unknown as pg.QueryConfig);
     });
   } catch (error) {
     client.release(true);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { EventRow, HitRow } from "../../src/storage/rows.ts";
+import type { EventRow } from "../../src/storage/rows.ts";
 import { copyBatchMessage } from "../../src/storage/copy-batch.ts";
 import { mergeRollups, readRepairMark, writeRollups } from "../../src/storage/rollup-writes.ts";
 import { commitRows } from "../../src/storage/writer.ts";
