@@ -4,5 +4,7 @@ export * from "./schema/index.ts";
 export * from "./traffic/index.ts";
 export * from "./device/index.ts";
 export * from "./visitor-hash.ts";
+export * from "./ip.ts";
+export * from "./time.ts";
 export * from "./manifest.ts";
 export * from "./display/index.ts";

@@ -4,7 +4,7 @@
 
 import { isIP } from "node:net";
 import { Result, Schema } from "effect";
-import { canonicalIp } from "../visitor-hash.ts";
+import { canonicalIp } from "../ip.ts";
 import type { Decoded } from "./browser-event.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { LIMITS } from "./limits.ts";
