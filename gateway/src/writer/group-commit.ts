@@ -248,8 +248,10 @@ export class GroupCommitWriter {
         rows += request.events.length + request.hits.length;
         request.committed();
       }
-      for (const { error: refusal } of r.refused) this.options.log.error("rows refused by the database; their request answered 422", { site: r.submission.siteId, error: describe(refusal) });
-      for (const { item } of r.refused) item.failed(new ApiError("unstorable"));
+      for (const { item, error: refusal } of r.refused) {
+        this.options.log.error("rows refused by the database; their request answered 422", { site: r.submission.siteId, error: describe(refusal) });
+        item.failed(new ApiError("unstorable"));
+      }
       this.stats.refusedRequests += r.refused.length;
       for (const request of r.unfinished?.requests ?? []) request.failed(r.unfinished!.error);
     }
@@ -260,6 +262,8 @@ export class GroupCommitWriter {
     }
     this.stats.submissions += exact.length;
     this.stats.rows += rows;
+    const refusedRequests = result.refused.reduce((n, r) => n + r.refused.length, 0);
+    this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: invalid.size });
     if (result.unfinished !== null) return this.fail(id, [...result.unfinished.submissions], result.unfinished.error, invalid);
     if (invalid.size === 0) return;
     // A refused submission's counts assumed its refused rows: its sites rebuild from the raw rows, once every
