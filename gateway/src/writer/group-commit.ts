@@ -234,6 +234,7 @@ export class GroupCommitWriter {
     this.stats.batches++;
     this.stats.lastCommitMs = performance.now() - started;
     let rows = 0;
+    let refusedRequests = 0;
     const exact: Submission[] = [...result.committed];
     const invalid = new Set<number>();
     for (const r of result.refused) {
@@ -252,7 +253,7 @@ export class GroupCommitWriter {
         this.options.log.error("rows refused by the database; their request answered 422", { site: r.submission.siteId, error: describe(refusal) });
         item.failed(new ApiError("unstorable"));
       }
-      this.stats.refusedRequests += r.refused.length;
+      refusedRequests += r.refused.length;
       for (const request of r.unfinished?.requests ?? []) request.failed(r.unfinished!.error);
     }
     for (const s of exact) {
@@ -262,7 +263,7 @@ export class GroupCommitWriter {
     }
     this.stats.submissions += exact.length;
     this.stats.rows += rows;
-    const refusedRequests = result.refused.reduce((n, r) => n + r.refused.length, 0);
+    this.stats.refusedRequests += refusedRequests;
     this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: invalid.size });
     if (result.unfinished !== null) return this.fail(id, [...result.unfinished.submissions], result.unfinished.error, invalid);
     if (invalid.size === 0) return;
