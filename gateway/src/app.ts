@@ -107,7 +107,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     replaceDay: (id, dayStart, counts) =>
       rollups.exclusive(async (ledger) => {
         ledger.dropDay(id, dayStart);
-        await replaceDayRollups(pool, id, dayStart, counts);
+        rollups.reportRefused(await replaceDayRollups(pool, id, dayStart, counts));
       }),
   });
   writer.start();

@@ -8,7 +8,8 @@ import type { FieldError, Utm } from "../types.ts";
 import { utmFromUrl } from "../traffic/url-parts.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { LIMITS } from "./limits.ts";
-import { arePropsValid, dropEmailProps, isPlainObject, PropsSchema, type Props } from "./props.ts";
+import { arePropsValid, dropEmailProps, isPlainObject, PropsSchema, storedProps, type Props } from "./props.ts";
+import { isStoredText, STORED_TEXT_MESSAGE, storedText } from "./stored-text.ts";
 
 export type Decoded<T> = { ok: true; value: T; droppedProps: number } | { ok: false; errors: FieldError[] };
 
@@ -29,7 +30,10 @@ export interface BrowserEvent {
 }
 
 const string = (what: string) => Schema.String.annotate({ message: `must be ${what}` });
-const notBlank = (what: string) => Schema.makeFilter((s: string) => s.trim() !== "", { message: `must be ${what}` });
+// Blank is judged on the stored form: a name of only NULs would be stored as "".
+const isBlank = (s: string) => storedText(s).trim() === "";
+const notBlank = (what: string) => Schema.makeFilter((s: string) => !isBlank(s), { message: `must be ${what}` });
+const storable = Schema.makeFilter(isStoredText, { message: STORED_TEXT_MESSAGE });
 const maxLength = (max: number) => Schema.isMaxLength(max, { message: `must be at most ${max} characters` });
 const optionalNullable = <S extends Schema.Constraint>(schema: S, what: string) =>
   // Nullish rather than only null: JSON never yields undefined, but the fast path treats a key set to undefined
@@ -38,7 +42,8 @@ const optionalNullable = <S extends Schema.Constraint>(schema: S, what: string) 
 
 export const HTTP_URL = /^https?:\/\/[^\s/?#]+/i;
 
-const Domain = string("a domain name").check(notBlank("a domain name"), maxLength(LIMITS.domain));
+// The domain selects a site, so it is refused rather than normalised (a NUL would otherwise reach the site lookup).
+const Domain = string("a domain name").check(notBlank("a domain name"), maxLength(LIMITS.domain), storable);
 const Utm = string("a string").check(maxLength(LIMITS.utm));
 
 export const BrowserEventBody = Schema.Struct({
@@ -78,8 +83,8 @@ function optionalString(v: unknown, max: number): boolean {
 function isCommonValidBody(b: unknown): b is BrowserEventWire {
   if (!isPlainObject(b)) return false;
   const { d, n, u, w, p } = b;
-  if (typeof d !== "string" || d.length > LIMITS.domain || d.trim() === "") return false;
-  if (n !== undefined && n !== null && (typeof n !== "string" || n.length > LIMITS.eventName || n.trim() === "")) return false;
+  if (typeof d !== "string" || d.length > LIMITS.domain || d.trim() === "" || !isStoredText(d)) return false;
+  if (n !== undefined && n !== null && (typeof n !== "string" || n.length > LIMITS.eventName || isBlank(n))) return false;
   if (typeof u !== "string" || u.length > LIMITS.url || !HTTP_URL.test(u)) return false;
   if (!optionalString(b.r, LIMITS.referrer) || !optionalString(b.h, LIMITS.hostname)) return false;
   if (w !== undefined && w !== null && !(Number.isInteger(w) && (w as number) >= 0 && (w as number) <= LIMITS.screenWidth)) return false;
@@ -90,16 +95,19 @@ function isCommonValidBody(b: unknown): b is BrowserEventWire {
 
 function utmValue(v: string | null | undefined): string | null {
   if (v === undefined || v === null) return null;
-  const trimmed = v.trim();
+  const trimmed = storedText(v).trim();
   return trimmed === "" ? null : trimmed;
 }
 
 function normalise(b: BrowserEventWire): Decoded<BrowserEvent> {
-  const { props, dropped } = dropEmailProps((b.p ?? {}) as Props);
+  // Every free-text field is put in its stored form (stored-text.ts); lengths were checked on what was sent.
+  const { props, dropped } = dropEmailProps(storedProps((b.p ?? {}) as Props));
+  const u = storedText(b.u);
+  const r = b.r === undefined || b.r === null ? "" : storedText(b.r);
   // Each utm_* comes from its body key when sent, else from the page URL's query, so a hand-written client that
   // only sends `u` gets the same campaign attribution as the tracker.
   const hasBodyUtm = UTM_KEYS.some((k) => b[k] !== undefined && b[k] !== null);
-  const fromUrl = utmFromUrl(b.u);
+  const fromUrl = utmFromUrl(u);
   const utm: Utm = hasBodyUtm
     ? {
         utm_source: utmValue(b.utm_source) ?? fromUrl.utm_source,
@@ -109,15 +117,15 @@ function normalise(b: BrowserEventWire): Decoded<BrowserEvent> {
         utm_content: utmValue(b.utm_content) ?? fromUrl.utm_content,
       }
     : fromUrl;
-  const h = b.h === undefined || b.h === null ? "" : b.h.trim().toLowerCase();
+  const h = b.h === undefined || b.h === null ? "" : storedText(b.h).trim().toLowerCase();
   return {
     ok: true,
     droppedProps: dropped,
     value: {
       d: b.d.trim().toLowerCase(),
-      n: b.n ?? "pageview",
-      u: b.u,
-      r: b.r === undefined || b.r === null || b.r === "" ? null : b.r,
+      n: b.n === undefined || b.n === null ? "pageview" : storedText(b.n),
+      u,
+      r: r === "" ? null : r,
       h: h === "" ? null : h,
       w: b.w ?? null,
       p: props,

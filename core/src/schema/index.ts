@@ -1,5 +1,6 @@
 export { LIMITS } from "./limits.ts";
 export { fieldErrors, formatPath, MAX_FIELD_ERRORS } from "./field-errors.ts";
-export { dropEmailProps, looksLikeEmail, PropsSchema, type PropValue, type Props } from "./props.ts";
+export { dropEmailProps, looksLikeEmail, PropsSchema, storedProps, type PropValue, type Props } from "./props.ts";
+export { isStoredText, STORED_TEXT_MESSAGE, storedNullableText, storedText } from "./stored-text.ts";
 export { BrowserEventBody, decodeBrowserEvent, decodeBrowserEventWithSchema, type BrowserEvent, type BrowserEventWire, type Decoded } from "./browser-event.ts";
 export { decodeServerHits, decodeServerHitsWithSchema, ServerHitBody, ServerHitsBody, type ServerHit, type ServerHitWire } from "./server-hit.ts";

@@ -3,6 +3,7 @@
 
 import { Schema } from "effect";
 import { LIMITS } from "./limits.ts";
+import { isStoredText, STORED_TEXT_MESSAGE, storedText } from "./stored-text.ts";
 
 export type PropValue = string | number | boolean;
 export type Props = Record<string, PropValue>;
@@ -16,6 +17,8 @@ export function isPlainObject(u: unknown): u is Record<string, unknown> {
 const VALUE_MESSAGE = `must be a string (at most ${LIMITS.propValue} characters), a finite number or a boolean`;
 const KEY_MESSAGE = `prop names must be 1 to ${LIMITS.propKey} characters`;
 const COUNT_MESSAGE = `must have at most ${LIMITS.props} props`;
+// A prop name is an identifier: normalising it could merge two names into one, so a bad one is an error.
+const KEY_TEXT_MESSAGE = `prop names ${STORED_TEXT_MESSAGE}`;
 
 function isPropValue(v: unknown): v is PropValue {
   switch (typeof v) {
@@ -36,7 +39,7 @@ export function arePropsValid(props: Record<string, unknown>): boolean {
   for (const key in props) {
     if (!Object.hasOwn(props, key)) continue;
     if (++count > LIMITS.props) return false;
-    if (key.length === 0 || key.length > LIMITS.propKey) return false;
+    if (key.length === 0 || key.length > LIMITS.propKey || !isStoredText(key)) return false;
     if (!isPropValue(props[key])) return false;
   }
   return true;
@@ -50,6 +53,7 @@ const propsFilter = Schema.makeFilter<Record<string, unknown>>((props) => {
   if (keys.length > LIMITS.props) issues.push(COUNT_MESSAGE);
   for (const key of keys) {
     if (key.length === 0 || key.length > LIMITS.propKey) issues.push({ path: [key], issue: KEY_MESSAGE });
+    else if (!isStoredText(key)) issues.push({ path: [key], issue: KEY_TEXT_MESSAGE });
     else if (!isPropValue(props[key])) issues.push({ path: [key], issue: VALUE_MESSAGE });
   }
   return issues;
@@ -72,6 +76,18 @@ const EMAIL = /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Z
 
 export function looksLikeEmail(text: string): boolean {
   return text.includes("@") || text.includes("%40") ? EMAIL.test(text) : false;
+}
+
+/** The props with every string value in its stored form (stored-text.ts); the same object when nothing changes. */
+export function storedProps(props: Props): Props {
+  let changed = false;
+  for (const key in props) {
+    const value = props[key];
+    if (typeof value === "string" && !isStoredText(value)) changed = true;
+  }
+  if (!changed) return props;
+  // fromEntries, as below: a "__proto__" prop stays a prop.
+  return Object.fromEntries(Object.entries(props).map(([key, value]) => [key, typeof value === "string" ? storedText(value) : value]));
 }
 
 /** The props without any whose key or string value looks like an e-mail address, and how many were dropped. */

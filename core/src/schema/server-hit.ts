@@ -9,6 +9,7 @@ import type { Decoded } from "./browser-event.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { LIMITS } from "./limits.ts";
 import { isPlainObject } from "./props.ts";
+import { isStoredText, STORED_TEXT_MESSAGE, storedText } from "./stored-text.ts";
 
 export interface ServerHit {
   /** Site domain, trimmed and lowercased. */
@@ -40,6 +41,8 @@ export const ServerHitBody = Schema.Struct({
   domain: Schema.String.annotate({ message: "must be a domain name" }).check(
     Schema.makeFilter((s: string) => s.trim() !== "", { message: "must be a domain name" }),
     maxLength(LIMITS.domain),
+    // The domain selects a site: refused, not normalised (as the browser event's `d`).
+    Schema.makeFilter(isStoredText, { message: STORED_TEXT_MESSAGE }),
   ),
   method: Schema.String.annotate({ message: "must be an HTTP method" }).check(
     Schema.isPattern(HTTP_TOKEN, { message: "must be an HTTP method" }),
@@ -89,7 +92,7 @@ const decodeWithSchema = Schema.decodeUnknownResult(ServerHitsBody, { errors: "a
 function isCommonValidHit(h: unknown): h is ServerHitWire {
   if (!isPlainObject(h)) return false;
   const { domain, method, path, status, user_agent, referrer, ip, ts } = h;
-  if (typeof domain !== "string" || domain.length > LIMITS.domain || domain.trim() === "") return false;
+  if (typeof domain !== "string" || domain.length > LIMITS.domain || domain.trim() === "" || !isStoredText(domain)) return false;
   if (typeof method !== "string" || method.length > LIMITS.method || !HTTP_TOKEN.test(method)) return false;
   if (typeof path !== "string" || path.length > LIMITS.path || path.charCodeAt(0) !== 47 /* "/" */) return false;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599) return false;
@@ -103,13 +106,16 @@ function isCommonValidHit(h: unknown): h is ServerHitWire {
 
 function normalise(h: ServerHitWire): ServerHit {
   const ts = h.ts === undefined || h.ts === null ? null : typeof h.ts === "number" ? h.ts : Date.parse(h.ts);
+  const referrer = h.referrer === undefined || h.referrer === null ? "" : storedText(h.referrer);
   return {
     domain: h.domain.trim().toLowerCase(),
     method: h.method.toUpperCase(),
-    path: h.path,
+    // Free text is put in its stored form (stored-text.ts): a middleware forwards whatever its clients sent, and
+    // one odd path must not cost the other 99 hits of its batch a 400.
+    path: storedText(h.path),
     status: h.status,
-    user_agent: h.user_agent ?? "",
-    referrer: h.referrer === undefined || h.referrer === null || h.referrer === "" ? null : h.referrer,
+    user_agent: h.user_agent === null ? "" : storedText(h.user_agent),
+    referrer: referrer === "" ? null : referrer,
     // isIP accepted it, so canonicalIp cannot return null here; `?? h.ip` only satisfies the type.
     ip: canonicalIp(h.ip) ?? h.ip,
     ts: Number.isNaN(ts) ? null : ts,

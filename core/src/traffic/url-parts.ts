@@ -4,6 +4,7 @@
 
 import type { Utm } from "../types.ts";
 import { LIMITS } from "../schema/limits.ts";
+import { storedText } from "../schema/stored-text.ts";
 
 const SCHEME_AND_AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)/;
 const PLAIN_HOST_AND_PORT = /^([A-Za-z0-9.-]+)(?::\d*)?$/;
@@ -84,7 +85,8 @@ function decodeQueryComponent(raw: string): string {
 }
 
 function utmValue(raw: string): string | null {
-  const value = decodeQueryComponent(raw).trim();
+  // `%00` decodes to U+0000, which PostgreSQL cannot store (decodeURIComponent refuses lone surrogates itself).
+  const value = storedText(decodeQueryComponent(raw)).trim();
   if (value === "") return null;
   return value.length > LIMITS.utm ? value.slice(0, LIMITS.utm) : value;
 }

@@ -20,8 +20,16 @@ export class ActorRegistry {
     return actor;
   }
 
+  /**
+   * Their state no longer matches the raw rows. Each is sent an empty message so that it rebuilds (and repairs
+   * the day's rollups) now, not only when its next request arrives.
+   */
   invalidate(siteIds: ReadonlySet<number>): void {
-    for (const id of siteIds) this.actors.get(id)?.invalidate();
+    for (const id of siteIds) {
+      const actor = this.actors.get(id);
+      actor?.invalidate();
+      actor?.offer({ rows: [], done: () => undefined });
+    }
   }
 
   stats(): { active: number; mailbox_depth: number; rejected_full: number } {

@@ -152,6 +152,9 @@ export class SiteActor {
     const hits: HitRow[] = [];
     const rollups = newDeltaSink();
     const hourStart = now - (now % HOUR_MS);
+    // Where each message's rows end in `events` and `hits`: lets the writer commit request by request
+    // around a row the database refuses (writer/refused-rows.ts).
+    const ends: number[] = [];
     for (const message of messages) {
       for (const pending of message.rows) {
         const visitor_hash = visitorHash(salt, this.siteId, pending.ip, pending.ua);
@@ -171,6 +174,7 @@ export class SiteActor {
           state.observe(Object.assign(row, { kind: "hit" as const }), rollups);
         }
       }
+      ends.push(events.length, hits.length);
     }
     const generation = this.generation;
     return {
@@ -186,6 +190,13 @@ export class SiteActor {
       failed: (error: unknown) => {
         for (const m of messages) m.done(error);
       },
+      requests: () =>
+        messages.map((m, i) => ({
+          events: events.slice(i === 0 ? 0 : ends[2 * i - 2], ends[2 * i]),
+          hits: hits.slice(i === 0 ? 0 : ends[2 * i - 1], ends[2 * i + 1]),
+          committed: () => m.done(),
+          failed: (error: unknown) => m.done(error),
+        })),
     };
   }
 }

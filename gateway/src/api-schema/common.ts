@@ -1,6 +1,14 @@
 // Schemas shared by several routes: the actor labels, the window parameters, derived numbers, errors.
 // Each is a single effect/Schema definition that both validates requests and feeds /api/openapi.json.
+import { isStoredText, STORED_TEXT_MESSAGE } from "@svc/core";
 import { Schema } from "effect";
+
+/**
+ * For names a client chooses (site, goal, API key, model): PostgreSQL cannot store U+0000 (the insert failed
+ * with a 500) and would store an unpaired surrogate as U+FFFD, so such a name is a 400 (core/README.md
+ * "Text that PostgreSQL can store").
+ */
+export const isStorableName = Schema.makeFilter(isStoredText, { message: STORED_TEXT_MESSAGE });
 
 export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
 export type ActorLabel = (typeof ACTORS)[number];

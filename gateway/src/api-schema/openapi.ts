@@ -11,6 +11,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "Unknown site (or goal, key).",
   409: "Conflict: the domain or goal name is taken.",
   413: "Body over 64 KB.",
+  422: "Valid, but the database refused a row made from it; nothing of the request was stored, and retrying cannot help.",
   429: "Rate limited.",
   503: "Overloaded or shutting down.",
 };

@@ -45,12 +45,12 @@ export const OPERATIONS: readonly Operation[] = [
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
     description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed.",
     body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"],
-    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 503],
+    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 503],
   },
   { method: "OPTIONS", path: "/api/event", tag: "ingest", security: "none", summary: "CORS preflight for /api/event", responses: [{ status: 204, description: "CORS headers." }] },
   {
     method: "POST", path: "/api/hit", tag: "ingest", security: "none", summary: "Record server hits (the middleware), one object or an array of up to 100",
-    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 503],
+    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 503],
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },

@@ -1,6 +1,7 @@
 // Schemas of the routes other modules implement (auth and keys, public, live), written from those modules'
 // behaviour so /api/openapi.json covers every route. The ingest bodies are core's own schemas, used as-is.
 import { Schema } from "effect";
+import { isStorableName } from "./common.ts";
 
 export const LoginBody = Schema.Struct({
   email: Schema.String.check(Schema.isMaxLength(320)),
@@ -19,7 +20,7 @@ export const Me = Schema.Struct({
   mode: Schema.Literals(["admin", "jwt"]),
 }).annotate({ identifier: "Me" });
 
-export const CreateKeyBody = Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)) }).annotate({ identifier: "CreateApiKey" });
+export const CreateKeyBody = Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100), isStorableName) }).annotate({ identifier: "CreateApiKey" });
 
 export const CreatedKey = Schema.Struct({
   id: Schema.Int,

@@ -1,7 +1,7 @@
 // Sites and goals: their records, and the bodies that create or change them.
 import { Schema } from "effect";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../storage/sites.ts";
-import { WindowEcho, WindowQuery } from "./common.ts";
+import { isStorableName, WindowEcho, WindowQuery } from "./common.ts";
 
 export const Site = Schema.Struct({
   id: Schema.Int,
@@ -14,11 +14,11 @@ export const Site = Schema.Struct({
 
 export const SiteList = Schema.Struct({ sites: Schema.Array(Site) }).annotate({ identifier: "SiteList" });
 
-const Domain = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(253)).annotate({
+const Domain = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(253), isStorableName).annotate({
   message: "must be a domain name (at most 253 characters)",
   description: "A hostname or URL; it is normalised (https://Example.com:443/x → example.com).",
 });
-const Name = Schema.NullOr(Schema.String.check(Schema.isMaxLength(200))).annotate({ message: "must be a string of at most 200 characters or null" });
+const Name = Schema.NullOr(Schema.String.check(Schema.isMaxLength(200), isStorableName)).annotate({ message: "must be a string of at most 200 characters or null" });
 const Retention = Schema.Int.check(Schema.isBetween({ minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS })).annotate({
   message: `must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`,
   description: "Days of raw rows and rollups kept. Default 395 (13 months).",
@@ -43,6 +43,7 @@ export const CreateGoal = Schema.Struct({
   name: Schema.String.check(
     Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }),
     Schema.isMaxLength(MAX_GOAL_NAME, { message: `must be at most ${MAX_GOAL_NAME} characters` }),
+    isStorableName,
   ).annotate({ message: "must be a string", description: "The exact event name to count (`pageview` counts pageviews)." }),
 }).annotate({ identifier: "CreateGoal", message: "must be a JSON object" });
 

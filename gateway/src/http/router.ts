@@ -1,5 +1,6 @@
 // A small method + path router. Patterns use `:name` segments; a path that matches with another
 // method answers 405 with Allow, an unknown path 404 — both through the one error type.
+import { STORED_TEXT_MESSAGE } from "@svc/core";
 import { ApiError } from "../errors.ts";
 import type { HttpHandler, HttpRequest, HttpResponse } from "./transport.ts";
 
@@ -46,11 +47,16 @@ function match(pattern: readonly string[], parts: readonly string[]): Record<str
     const p = pattern[i]!;
     const v = parts[i]!;
     if (p.startsWith(":")) {
+      let value: string;
       try {
-        params[p.slice(1)] = decodeURIComponent(v);
+        value = decodeURIComponent(v);
       } catch {
         return null;
       }
+      // `%00` decodes to U+0000, which reaching a query as a domain made PostgreSQL fail the request with a 500.
+      // (decodeURIComponent refuses `%ED%A0%80`, so no unpaired surrogate gets this far.)
+      if (value.includes("\0")) throw new ApiError("invalid_path", "invalid path", [{ path: p.slice(1), message: STORED_TEXT_MESSAGE }]);
+      params[p.slice(1)] = value;
     } else if (p !== v) return null;
   }
   return params;

@@ -5,7 +5,7 @@
 //   drop IP, count) → group commit → 202
 import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits,
-  pagePath, parseDevice, trafficSource, utmFromUrl,
+  LIMITS, pagePath, parseDevice, storedText, trafficSource, utmFromUrl,
 } from "@svc/core";
 import { ApiError, type RejectionCounters } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
@@ -119,12 +119,27 @@ export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLook
   };
 }
 
+/**
+ * The User-Agent header as data: cut to 1,024 characters (LIMITS.userAgent, the limit a hit's `user_agent` has)
+ * and put in stored form, once, before the classifier, the device cache and the visitor hash all see it. A
+ * multi-kilobyte UA would otherwise fill the 10,000-entry device cache (~3 MB typical) with megabytes, and the
+ * raw rows and the hash would disagree on what the UA was. Cutting can split a surrogate pair: storedText then
+ * turns its half into U+FFFD.
+ */
+export function userAgentHeader(header: string | undefined): string {
+  if (header === undefined) return "";
+  return storedText(header.length > LIMITS.userAgent ? header.slice(0, LIMITS.userAgent) : header);
+}
+
 /** Hands rows to the site's actor and resolves once the batch holding them has committed. */
 export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const accepted = actors.get(siteId).offer({
       rows,
-      done: (error) => (error === undefined ? resolve() : reject(new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry"))),
+      // An ApiError is the writer's own answer (the database refused this request's rows: 422); anything else
+      // means the rows were not stored for reasons of the moment.
+      done: (error) =>
+        error === undefined ? resolve() : reject(error instanceof ApiError ? error : new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry")),
     });
     if (!accepted) reject(new ApiError("overloaded"));
   });
@@ -134,7 +149,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
   const event = decodeEvent(parseJson(req.body), deps.counters);
   const site = await resolveSite(deps.sites, event.d);
   const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy) ?? "";
-  const row = enrichEvent(event, req.headers["user-agent"] ?? "", ip, deps.country);
+  const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip, deps.country);
   await deliver(deps.actors, site.id, [row]);
 }
 

@@ -9,17 +9,22 @@
 // acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the
 // earliest hour whose counts are still only in memory: a gateway killed before its next flush finds that
 // mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
+//
+// One key the database refuses (rollup-writes.ts) is left out of its flush and reported (a log line and
+// `refusedKeys` in /healthz) instead of failing the flush: a failing flush keeps every site's counts out of the
+// tables, and reads, which flush first, would fail with it.
 import type pg from "pg";
 import type { Logger } from "../log.ts";
 import { recountDay } from "../actors/day-rows.ts";
-import { readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
+import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { RollupLedger } from "./ledger.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-export type WriteRollupsFn = (pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null) => Promise<void>;
+/** Writes the deltas and the repair mark; returns the deltas the database refused (not written). */
+export type WriteRollupsFn = (pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null) => Promise<readonly RefusedRollup[] | void>;
 
 export interface RollupFlusherOptions {
   readonly pool: pg.Pool;
@@ -36,6 +41,8 @@ export interface RollupFlushStats {
   flushes: number;
   keys: number;
   failures: number;
+  /** Rollup deltas the database refused, left out of the tables (each logged). */
+  refusedKeys: number;
   lastFlushMs: number;
   /** Counts of committed rows not yet in the rollup tables (summed entries). */
   readonly held: number;
@@ -60,6 +67,7 @@ export class RollupFlusher {
       flushes: 0,
       keys: 0,
       failures: 0,
+      refusedKeys: 0,
       lastFlushMs: 0,
       get held() {
         return ledger.size;
@@ -100,6 +108,13 @@ export class RollupFlusher {
     await this.inLane(() => this.flushOnce(true));
   }
 
+  /** Counts and logs deltas the database refused (a flush's, or a recount's written by replaceDayRollups). */
+  reportRefused(refused: readonly RefusedRollup[] | void): void {
+    if (!refused || refused.length === 0) return;
+    this.stats.refusedKeys += refused.length;
+    logRefused(this.options.log, refused);
+  }
+
   private inLane<T>(work: () => Promise<T>): Promise<T> {
     const run = this.lane.then(work);
     this.lane = run.then(
@@ -119,7 +134,7 @@ export class RollupFlusher {
     if (taken.length === 0 && lagFrom === this.mark) return;
     const started = performance.now();
     try {
-      await this.write(this.options.pool, taken, lagFrom);
+      this.reportRefused(await this.write(this.options.pool, taken, lagFrom));
     } catch (error) {
       this.ledger.restore(taken);
       this.stats.failures++;
@@ -147,11 +162,25 @@ export async function repairAfterCrash(pool: pg.Pool, now: number, log: Logger):
     for (let day = from - (from % DAY_MS); day <= now; day += DAY_MS) {
       for (const site of sites) {
         const { counts } = await recountDay(pool, site.id, day, { counts: true });
-        await replaceDayRollups(pool, site.id, day, counts);
+        logRefused(log, await replaceDayRollups(pool, site.id, day, counts));
       }
       days++;
     }
     log.warn("the last gateway did not stop cleanly: rollups recomputed from raw rows", { from: new Date(from).toISOString(), days, sites: sites.length, ms: Math.round(performance.now() - started) });
   }
   await setRepairMark(pool, now - (now % HOUR_MS) - HOUR_MS);
+}
+
+function logRefused(log: Logger, refused: readonly RefusedRollup[]): void {
+  // The value is visitor-supplied text (a page, a UTM value): the line names the key by everything else.
+  for (const { item, error } of refused) {
+    log.error("rollup key refused by the database; left out of the rollups", {
+      site: item.site_id,
+      hour: new Date(item.hour).toISOString(),
+      actor: item.actor,
+      dim: item.dim,
+      value_chars: item.value.length,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }

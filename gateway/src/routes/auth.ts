@@ -7,6 +7,7 @@ import { requestIsHttps, SESSION_COOKIE } from "../auth/credentials.ts";
 import type { AuthService } from "../auth/index.ts";
 import { LoginLimiter } from "../auth/login-limiter.ts";
 import { SESSION_LIFETIME_MS } from "../auth/session-tokens.ts";
+import { isStorableName } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
@@ -30,7 +31,7 @@ const text = (what: string, max: number) =>
 // 320: the longest valid e-mail address (RFC 3696 errata); 1,024 bounds the password digest input without limiting real passwords.
 const LoginBody = Schema.Struct({ email: text("an e-mail address", 320), password: text("a string", 1024) }).annotate({ message: "must be a JSON object" });
 const KeyBody = Schema.Struct({
-  name: text("a key name", 100).check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" })),
+  name: text("a key name", 100).check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }), isStorableName),
 }).annotate({ message: "must be a JSON object" });
 
 function bodyDecoder<S extends Schema.ConstraintDecoder<unknown>>(schema: S): (req: HttpRequest) => S["Type"] {

@@ -1,5 +1,6 @@
 // Rows → PostgreSQL COPY text format (tab-separated, \N for null, backslash escapes), built by string
 // concatenation into one string per table: the batch goes to PostgreSQL as one socket write (copy-batch.ts).
+import { storedText } from "@svc/core";
 import type { EventRow, HitRow, PropValue } from "./rows.ts";
 
 export const EVENT_COLUMNS = [
@@ -16,17 +17,20 @@ export const HIT_COLUMNS = [
 
 const NULL = "\\N";
 const SPECIAL = /[\\\t\n\r\0]/;
-const SPECIAL_ALL = /[\\\t\n\r\0]/g;
-// NUL cannot be stored in a PostgreSQL text value at all; it is dropped rather than failing the whole batch.
-const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "" };
+const SPECIAL_ALL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 const escapeChar = (c: string): string => ESCAPES[c]!;
 
+// Strings reach the encoder in their stored form (core's storedText, applied where they enter). A NUL that got
+// here anyway is removed the same way, rather than failing the whole batch (text cannot hold it); a lone
+// surrogate becomes U+FFFD in the UTF-8 encoding of the batch, as storedText would make it.
 export function copyText(value: string): string {
-  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, escapeChar) : value;
+  if (!SPECIAL.test(value)) return value;
+  return (value.includes("\0") ? storedText(value) : value).replace(SPECIAL_ALL, escapeChar);
 }
 
 function copyNullableText(value: string | null): string {
-  return value === null ? NULL : SPECIAL.test(value) ? value.replace(SPECIAL_ALL, escapeChar) : value;
+  return value === null ? NULL : copyText(value);
 }
 
 function copyInt(value: number | null): string {
@@ -44,19 +48,18 @@ function copyBytea(value: Buffer): string {
   return "\\\\x" + value.toString("hex");
 }
 
-// jsonb rejects the \u0000 escape that JSON.stringify emits for NUL, so NUL is removed from keys and values.
-function withoutNul(props: Record<string, PropValue>): Record<string, PropValue> {
-  const clean: Record<string, PropValue> = {};
-  for (const [key, value] of Object.entries(props)) {
-    clean[key.replaceAll("\0", "")] = typeof value === "string" ? value.replaceAll("\0", "") : value;
-  }
-  return clean;
+// jsonb refuses the escapes JSON.stringify writes for NUL (\u0000) and for a lone surrogate (\ud800): one such
+// prop failed every row of its batch. Props arrive in stored form; any that do not are put in it here.
+const UNSTORABLE_JSON_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
+function inStoredForm(props: Record<string, PropValue>): Record<string, PropValue> {
+  return Object.fromEntries(Object.entries(props).map(([key, value]) => [storedText(key), typeof value === "string" ? storedText(value) : value]));
 }
 
 function copyJson(props: Record<string, PropValue> | null): string {
   if (props === null) return NULL;
   let json = JSON.stringify(props);
-  if (json.includes("\\u0000")) json = JSON.stringify(withoutNul(props));
+  if (UNSTORABLE_JSON_ESCAPE.test(json)) json = JSON.stringify(inStoredForm(props));
   return copyText(json);
 }
 

@@ -1,6 +1,12 @@
 // Rollup writes: the counts the site actors accumulated for committed rows, added to rollup_hourly and
 // rollup_daily in one transaction together with the repair mark (sql/006_rollup_repair.sql).
+//
+// A key the database refuses (a value too long for an index entry, a count out of range) must not hold back
+// every other key: when the one-statement upsert fails on data, the transaction is run again with the keys
+// upserted in halves under savepoints (bisect-write.ts), and the refused keys are left out and returned.
+import { storedText } from "@svc/core";
 import type pg from "pg";
+import { bisectWrite, isRefusedData, type Refused } from "./bisect-write.ts";
 import type { RollupDelta } from "./rows.ts";
 import { withTransaction } from "./transaction.ts";
 
@@ -45,7 +51,8 @@ export function rollupKey(siteId: number, bucket: number, actor: string, dim: st
 }
 
 /**
- * Sums the deltas that share a key (an upsert may touch a row only once), then sorts the keys so that any
+ * Sums the deltas that share a key (an upsert may touch a row only once), keyed by the value's stored form (two
+ * values PostgreSQL stores alike, `/p` and `/p\u0000`, are one row: core's storedText), then sorts the keys so that any
  * two transactions touch rollup rows in the same order and wait for each other instead of deadlocking.
  */
 export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour" | "day"): MergedRollup[] {
@@ -53,10 +60,13 @@ export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour"
   for (const d of deltas) {
     const bucket = granularity === "hour" ? d.hour : d.hour - (((d.hour % DAY_MS) + DAY_MS) % DAY_MS);
     const visitors = granularity === "hour" ? d.visitors_hour : d.visitors_day;
-    const key = rollupKey(d.site_id, bucket, d.actor, d.dim, d.value);
+    // Values arrive in stored form from core's decoders; this keeps one upsert from touching a row twice if
+    // one ever does not (measured on an earlier build: the flush then failed on every try, for every site).
+    const value = storedText(d.value);
+    const key = rollupKey(d.site_id, bucket, d.actor, d.dim, value);
     const row = merged.get(key);
     if (row === undefined) {
-      merged.set(key, { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value: d.value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors });
+      merged.set(key, { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors });
     } else {
       row.pageviews += d.pageviews;
       row.events += d.events;
@@ -92,8 +102,7 @@ function upsertValues(rows: readonly MergedRollup[], bucket: (ms: number) => str
     buckets[i] = bucket(r.bucket);
     actors[i] = r.actor;
     dims[i] = r.dim;
-    // NUL cannot be stored in text (same rule as the COPY encoder, so raw rows and rollups agree).
-    values[i] = r.value.includes("\0") ? r.value.replaceAll("\0", "") : r.value;
+    values[i] = r.value;
     pageviews[i] = r.pageviews;
     events[i] = r.events;
     hits[i] = r.hits;
@@ -106,31 +115,74 @@ function upsertRollupValues(hourly: readonly MergedRollup[], daily: readonly Mer
   return [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
 }
 
-/**
- * Adds `deltas` to both rollup tables and sets the repair mark to `lagFromHour` (ms; null once nothing is
- * held in memory any more), in one transaction.
- */
-export async function writeRollups(pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null): Promise<void> {
+/** A rollup delta the database refused, left out of the write. */
+export type RefusedRollup = Refused<RollupDelta>;
+
+async function upsert(client: pg.PoolClient, deltas: readonly RollupDelta[]): Promise<void> {
   const hourly = mergeRollups(deltas, "hour");
   const daily = mergeRollups(deltas, "day");
-  await withTransaction(pool, async (client) => {
-    if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
+  if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
+}
+
+/** Upserts `deltas` in halves, each under a savepoint, leaving out (and returning) the ones the database refuses. */
+async function upsertIsolated(client: pg.PoolClient, deltas: readonly RollupDelta[]): Promise<RefusedRollup[]> {
+  const result = await bisectWrite(deltas, async (part) => {
+    await client.query("savepoint svc_rollup_part");
+    try {
+      await upsert(client, part);
+    } catch (error) {
+      await client.query("rollback to savepoint svc_rollup_part");
+      throw error;
+    }
+    await client.query("release savepoint svc_rollup_part");
+  });
+  if (result.unfinished !== null) throw result.unfinished.error;
+  return result.refused;
+}
+
+type Upsert = (deltas: readonly RollupDelta[]) => Promise<void>;
+
+/**
+ * Runs `work` in a transaction with the one-statement upsert; if the database refuses its data, runs `work` again
+ * in a new transaction with the upsert isolated per key. Returns the refused deltas (usually none).
+ */
+async function withIsolatedRetry(pool: pg.Pool, work: (client: pg.PoolClient, upsertDeltas: Upsert) => Promise<void>): Promise<RefusedRollup[]> {
+  try {
+    await withTransaction(pool, (client) => work(client, (deltas) => upsert(client, deltas)));
+    return [];
+  } catch (error) {
+    if (!isRefusedData(error)) throw error;
+  }
+  const refused: RefusedRollup[] = [];
+  await withTransaction(pool, (client) =>
+    work(client, async (deltas) => {
+      refused.push(...(await upsertIsolated(client, deltas)));
+    }),
+  );
+  return refused;
+}
+
+/**
+ * Adds `deltas` to both rollup tables and sets the repair mark to `lagFromHour` (ms; null once nothing is
+ * held in memory any more), in one transaction. Returns the deltas the database refused, which are not written.
+ */
+export function writeRollups(pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null): Promise<RefusedRollup[]> {
+  return withIsolatedRetry(pool, async (client, upsertDeltas) => {
+    await upsertDeltas(deltas);
     await client.query("update rollup_repair set from_hour = $1", [lagFromHour === null ? null : new Date(lagFromHour)]);
   });
 }
 
 /**
  * Replaces one site's rollups of the UTC day starting at `dayStart` with `counts` (a recount of that day's
- * raw rows), in one transaction.
+ * raw rows), in one transaction. Returns the counts the database refused, which are not written.
  */
-export async function replaceDayRollups(pool: pg.Pool, siteId: number, dayStart: number, counts: readonly RollupDelta[]): Promise<void> {
+export function replaceDayRollups(pool: pg.Pool, siteId: number, dayStart: number, counts: readonly RollupDelta[]): Promise<RefusedRollup[]> {
   const from = new Date(dayStart);
-  const hourly = mergeRollups(counts, "hour");
-  const daily = mergeRollups(counts, "day");
-  await withTransaction(pool, async (client) => {
+  return withIsolatedRetry(pool, async (client, upsertDeltas) => {
     await client.query("delete from rollup_hourly where site_id = $1 and bucket >= $2 and bucket < $3", [siteId, from, new Date(dayStart + DAY_MS)]);
     await client.query("delete from rollup_daily where site_id = $1 and bucket = $2::date", [siteId, from.toISOString().slice(0, 10)]);
-    if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
+    await upsertDeltas(counts);
   });
 }
 

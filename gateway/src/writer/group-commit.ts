@@ -7,10 +7,24 @@
 // overlap); with PostgreSQL on the same box one at a time measured best, since each then carries more rows.
 // The writer only waits `flushMs` to gather a batch when it was idle; when it is busy, whatever arrived
 // meanwhile is the next batch.
+//
+// A batch the database refuses on its data is not retried as it is: refused-rows.ts commits it around the
+// refused rows, whose requests alone get a 422.
 import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
+import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { isRefusedData } from "../storage/bisect-write.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
+import { commitAroundRefusedRows, type Isolation } from "./refused-rows.ts";
+
+/** One request's rows inside a submission, and how to answer it. */
+export interface SubmissionRequest {
+  readonly events: readonly EventRow[];
+  readonly hits: readonly HitRow[];
+  readonly committed: () => void;
+  readonly failed: (error: unknown) => void;
+}
 
 export interface Submission {
   readonly siteId: number;
@@ -23,6 +37,8 @@ export interface Submission {
   readonly valid: () => boolean;
   readonly committed: () => void;
   readonly failed: (error: unknown) => void;
+  /** The same rows split by request, to commit around a refused row (refused-rows.ts). */
+  readonly requests: () => SubmissionRequest[];
 }
 
 export type CommitFn = (pool: pg.Pool, batch: WriteBatch) => Promise<void>;
@@ -52,6 +68,10 @@ export interface WriterStats {
   submissions: number;
   rows: number;
   failedBatches: number;
+  /** Batches the database refused on their data, committed around the refused rows. */
+  isolatedBatches: number;
+  /** Requests whose rows the database refused (answered 422). */
+  refusedRequests: number;
   retries: number;
   backlog: number;
   lastCommitMs: number;
@@ -71,7 +91,7 @@ export class GroupCommitWriter {
   private lastSettledAt = -Infinity;
   /** Submissions handed over and not yet committed or failed. */
   private readonly held = new Set<Submission>();
-  readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
+  readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, isolatedBatches: 0, refusedRequests: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
     this.queue = Effect.runSync(Queue.bounded<Submission, Cause.Done>(options.capacity));
@@ -162,6 +182,7 @@ export class GroupCommitWriter {
         await this.options.commit(this.options.pool, batch);
         break;
       } catch (error) {
+        if (isRefusedData(error)) return this.isolate(id, pending, error);
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) return this.fail(id, pending, error);
         this.stats.retries++;
@@ -185,19 +206,73 @@ export class GroupCommitWriter {
     else s.failed(error);
   }
 
-  private async fail(id: number, pending: Submission[], error: unknown): Promise<void> {
+  private async fail(id: number, pending: Submission[], error: unknown, alsoInvalid: ReadonlySet<number> = new Set()): Promise<void> {
     // Everything queued behind the failed batch was computed on visitor state that assumed the failed
     // rows exist. Stop taking batches, let the other commit in flight settle, fail what is queued, and
     // have the affected sites rebuild their state (and repair their rollups) from the database.
     this.failing = true;
-    await Promise.allSettled([...this.running].filter(([other]) => other !== id).map(([, p]) => p));
+    await this.othersSettled(id);
     const queued = Effect.runSync(Queue.clear(this.queue));
     const all = pending.concat(queued);
-    const sites = new Set(all.map((s) => s.siteId));
+    const sites = new Set([...alsoInvalid, ...all.map((s) => s.siteId)]);
     this.stats.failedBatches++;
     this.options.log.error("batch commit failed; requests answered 503", { rows: countRows(all), sites: sites.size, error: describe(error) });
     this.options.onSitesInvalidated(sites);
     for (const s of all) this.settle(s, error);
+    this.failing = false;
+  }
+
+  private othersSettled(id: number): Promise<unknown> {
+    return Promise.allSettled([...this.running].filter(([other]) => other !== id).map(([, p]) => p));
+  }
+
+  /** A batch refused on its data: commit around the refused rows; only their requests and sites pay. */
+  private async isolate(id: number, pending: Submission[], error: unknown): Promise<void> {
+    const started = performance.now();
+    const result: Isolation = await commitAroundRefusedRows(this.options.pool, this.options.commit, pending, error);
+    this.stats.isolatedBatches++;
+    this.stats.batches++;
+    this.stats.lastCommitMs = performance.now() - started;
+    let rows = 0;
+    let refusedRequests = 0;
+    const exact: Submission[] = [...result.committed];
+    const invalid = new Set<number>();
+    for (const r of result.refused) {
+      this.held.delete(r.submission);
+      // All of its requests committed one by one after all: its counts are exact.
+      if (r.refused.length === 0 && r.unfinished === null) {
+        exact.push(r.submission);
+        continue;
+      }
+      invalid.add(r.submission.siteId);
+      for (const request of r.committed) {
+        rows += request.events.length + request.hits.length;
+        request.committed();
+      }
+      for (const { item, error: refusal } of r.refused) {
+        this.options.log.error("rows refused by the database; their request answered 422", { site: r.submission.siteId, error: describe(refusal) });
+        item.failed(new ApiError("unstorable"));
+      }
+      refusedRequests += r.refused.length;
+      for (const request of r.unfinished?.requests ?? []) request.failed(r.unfinished!.error);
+    }
+    for (const s of exact) {
+      rows += s.events.length + s.hits.length;
+      this.options.onCommitted(s.rollups);
+      this.settle(s, null);
+    }
+    this.stats.submissions += exact.length;
+    this.stats.rows += rows;
+    this.stats.refusedRequests += refusedRequests;
+    this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: invalid.size });
+    if (result.unfinished !== null) return this.fail(id, [...result.unfinished.submissions], result.unfinished.error, invalid);
+    if (invalid.size === 0) return;
+    // A refused submission's counts assumed its refused rows: its sites rebuild from the raw rows, once every
+    // other commit in flight (which may hold their later rows) has settled. Their queued submissions were
+    // computed on the same state and fail as stale (503).
+    this.failing = true;
+    await this.othersSettled(id);
+    this.options.onSitesInvalidated(invalid);
     this.failing = false;
   }
 }

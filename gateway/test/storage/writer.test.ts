@@ -33,6 +33,9 @@ const TRICKY_STRINGS: Array<[label: string, input: string, stored: string]> = [
   ["empty", "", ""],
   ["quotes", `"double" 'single'`, `"double" 'single'`],
   ["NUL is dropped (PostgreSQL text cannot hold it)", "a\0b", "ab"],
+  // Rows arrive in stored form from core's decoders; the encoder still never lets one such string fail a batch.
+  ["a lone surrogate is stored as U+FFFD (jsonb refuses its \\ud800 escape)", "a\ud800b", "a\ufffdb"],
+  ["a NUL never joins two surrogate halves", "\ud83d\0\ude00", "\ufffd\ufffd"],
 ];
 
 async function readEvents(): Promise<Array<Record<string, unknown>>> {
@@ -195,17 +198,37 @@ describe("writeRollups", () => {
     expect(result.rows[0]).toEqual({ keys: 50, pageviews: 400, low: 8 });
   });
 
-  it("writes the repair mark in the same transaction, and nothing when the upsert fails", async () => {
+  it("writes the repair mark in the same transaction; a key the database refuses is left out and returned", async () => {
     const h8 = Date.UTC(2026, 10, 21, 8);
-    await writeRollups(db.pool, [rollupDelta({ hour: h8 })], h8);
+    expect(await writeRollups(db.pool, [rollupDelta({ hour: h8 })], h8)).toEqual([]);
     expect(await readRepairMark(db.pool)).toBe(h8);
-    // A count the database rejects (bigint overflow): neither the rollups nor the mark change.
-    await expect(writeRollups(db.pool, [rollupDelta({ hour: h8, value: "/other" }), rollupDelta({ hour: h8, pageviews: 2 ** 63 })], null)).rejects.toThrow();
-    expect(await readRepairMark(db.pool)).toBe(h8);
-    const rows = await db.pool.query("select value, pageviews::int from rollup_hourly order by value");
-    expect(rows.rows).toEqual([{ value: "/pricing", pageviews: 1 }]);
-    await writeRollups(db.pool, [], null);
+    // A count the database refuses (bigint overflow): that delta alone is left out; the others and the mark are written.
+    const overflow = rollupDelta({ hour: h8, pageviews: 2 ** 63 });
+    const refused = await writeRollups(db.pool, [rollupDelta({ hour: h8, value: "/other" }), overflow, rollupDelta({ hour: h8, value: "/zz" })], null);
+    expect(refused.map((r) => r.item)).toEqual([overflow]);
+    expect((refused[0]!.error as { code?: string }).code).toBe("22003");
     expect(await readRepairMark(db.pool)).toBe(null);
+    const rows = await db.pool.query("select value, pageviews::int from rollup_hourly order by value");
+    expect(rows.rows).toEqual([{ value: "/other", pageviews: 1 }, { value: "/pricing", pageviews: 1 }, { value: "/zz", pageviews: 1 }]);
+  });
+
+  // Issue 10: values PostgreSQL stores alike made one upsert touch a row twice, and every flush failed after.
+  it("sums values that store alike into one row: /p and /p\\u0000, \\ud800 and \\udc00", async () => {
+    const h8 = Date.UTC(2026, 10, 21, 8);
+    const values = ["/p", "/p\0", "/q\ud800", "/q\udc00", "/q\ufffd"];
+    expect(await writeRollups(db.pool, values.map((value) => rollupDelta({ hour: h8, value })), null)).toEqual([]);
+    const rows = await db.pool.query("select value, pageviews::int from rollup_hourly order by value");
+    expect(rows.rows).toEqual([{ value: "/p", pageviews: 2 }, { value: "/q\ufffd", pageviews: 3 }]);
+  });
+
+  it("leaves out a value too large for an index entry (SQLSTATE 54000) and writes the rest", async () => {
+    const h8 = Date.UTC(2026, 10, 21, 8);
+    // 2,000 distinct CJK characters: ~6 KB of UTF-8 that does not compress, over the btree limit of 2,704 bytes.
+    const huge = "/" + Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join("");
+    const refused = await writeRollups(db.pool, [rollupDelta({ hour: h8, value: huge }), rollupDelta({ hour: h8, value: "/ok" })], null);
+    expect(refused.map((r) => [r.item.value, (r.error as { code?: string }).code])).toEqual([[huge, "54000"]]);
+    expect((await db.pool.query("select value from rollup_hourly")).rows).toEqual([{ value: "/ok" }]);
+    expect((await db.pool.query("select value from rollup_daily")).rows).toEqual([{ value: "/ok" }]);
   });
 });
 
@@ -233,6 +256,11 @@ describe("mergeRollups", () => {
   ])("$label", ({ granularity, deltas, expected }) => {
     const merged = mergeRollups(deltas, granularity).map((r) => ({ bucket: r.bucket, pageviews: r.pageviews, visitors: r.visitors }));
     expect(merged).toEqual(expected);
+  });
+
+  it("keys by the stored form of the value", () => {
+    const merged = mergeRollups([rollupDelta({ value: "/p" }), rollupDelta({ value: "/p\0" }), rollupDelta({ value: "\ud800" }), rollupDelta({ value: "\udc00" })], "hour");
+    expect(merged.map((r) => [r.value, r.pageviews])).toEqual([["/p", 2], ["\ufffd", 2]]);
   });
 
   it("sorts keys by site, bucket, actor, dim, value", () => {
