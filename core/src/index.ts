@@ -6,3 +6,4 @@ export * from "./device/index.ts";
 export * from "./visitor-hash.ts";
 export * from "./manifest.ts";
 export * from "./display/index.ts";
+export * from "./anomalies/index.ts";
