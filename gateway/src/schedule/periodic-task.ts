@@ -1,0 +1,42 @@
+// A long-lived background task: one Effect fiber, scoped, that runs a job at start and then every `everyMs`.
+// A failed run (a rejected promise or a defect) is logged and the fiber keeps going: the next run comes on
+// schedule. `periodicTask` is the scoped resource (closing its scope interrupts the fiber), ready to move into
+// a Layer; `PeriodicTask` gives it start/stop for app.ts as it is composed today.
+import { Cause, Effect, Exit, Schedule, Scope } from "effect";
+import type { Logger } from "../log.ts";
+
+export interface PeriodicTaskOptions {
+  /** For log lines: "insights schedule", "anomaly scan". */
+  readonly name: string;
+  readonly everyMs: number;
+  /** `signal` aborts when the task is stopped mid-run (shutdown), so a provider request does not outlive it. */
+  readonly run: (signal: AbortSignal) => Promise<void>;
+  readonly log: Logger;
+}
+
+export function periodicTask(options: PeriodicTaskOptions): Effect.Effect<void, never, Scope.Scope> {
+  const { name, everyMs, run, log } = options;
+  const once = Effect.tryPromise((signal) => run(signal)).pipe(
+    Effect.catchCause((cause) => Effect.sync(() => log.warn(`${name} failed; next run on schedule`, { error: Cause.pretty(cause).split("\n")[0] ?? "" }))),
+  );
+  return Effect.forkScoped(Effect.repeat(once, Schedule.spaced(everyMs))).pipe(Effect.asVoid);
+}
+
+export class PeriodicTask {
+  private scope: Scope.Closeable | null = null;
+
+  constructor(private readonly options: PeriodicTaskOptions) {}
+
+  start(): void {
+    if (this.scope) return;
+    const scope = Scope.makeUnsafe();
+    this.scope = scope;
+    Effect.runSync(Scope.provide(scope)(periodicTask(this.options)));
+  }
+
+  async stop(): Promise<void> {
+    const scope = this.scope;
+    this.scope = null;
+    if (scope) await Effect.runPromise(Scope.close(scope, Exit.void));
+  }
+}
