@@ -1,8 +1,9 @@
-// A long-lived background task: one Effect fiber, scoped, that runs a job at start and then every `everyMs`.
+// A long-lived background task: one Effect fiber, scoped, that runs a job every `everyMs`, the first time
+// `everyMs` after start (a gateway that boots and stops within a minute, as in the tests, never runs it).
 // A failed run (a rejected promise or a defect) is logged and the fiber keeps going: the next run comes on
 // schedule. `periodicTask` is the scoped resource (closing its scope interrupts the fiber), ready to move into
 // a Layer; `PeriodicTask` gives it start/stop for app.ts as it is composed today.
-import { Cause, Effect, Exit, Schedule, Scope } from "effect";
+import { Cause, Effect, Exit, Scope } from "effect";
 import type { Logger } from "../log.ts";
 
 export interface PeriodicTaskOptions {
@@ -19,7 +20,7 @@ export function periodicTask(options: PeriodicTaskOptions): Effect.Effect<void, 
   const once = Effect.tryPromise((signal) => run(signal)).pipe(
     Effect.catchCause((cause) => Effect.sync(() => log.warn(`${name} failed; next run on schedule`, { error: Cause.pretty(cause).split("\n")[0] ?? "" }))),
   );
-  return Effect.forkScoped(Effect.repeat(once, Schedule.spaced(everyMs))).pipe(Effect.asVoid);
+  return Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(everyMs), once))).pipe(Effect.asVoid);
 }
 
 export class PeriodicTask {
