@@ -12,7 +12,8 @@ const MARKDOWN_LINK = /!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>()"']+/gi;
 const LIST_MARKER = /^\s*(?:[-*•+]|\d{1,2}[.)])\s+/;
 const EMPHASIS = /(\*\*|__|`)/g;
-const HEADING = /^\s*#{1,6}\s+/;
+// A markdown heading ("## Findings") is the model's framing, not a finding: the whole line is dropped.
+const HEADING = /^\s*#{1,6}\s/;
 
 function hostOf(url: string): string | null {
   try {
@@ -41,7 +42,7 @@ export function hostsIn(aggregate: unknown): Set<string> {
 
 /**
  * Plain-text findings from a model's answer: HTML tags removed, markdown links to hosts not in the aggregate
- * reduced to their text (and bare URLs to such hosts removed), list markers, headings and emphasis dropped,
+ * reduced to their text (and bare URLs to such hosts removed), heading lines, list markers and emphasis dropped,
  * control/bidi/zero-width characters removed; one finding per non-empty line, at most five.
  */
 export function toFindings(answer: string, aggregate: unknown): string[] {
@@ -56,7 +57,8 @@ export function toFindings(answer: string, aggregate: unknown): string[] {
     .replace(BARE_URL, (url) => (keep(url) ? url : ""));
   const findings: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
-    const line = displayLabel(raw.replace(HEADING, "").replace(LIST_MARKER, "").replace(EMPHASIS, "").replace(/\s+/g, " ").trim(), FINDING_MAX);
+    if (HEADING.test(raw)) continue;
+    const line = displayLabel(raw.replace(LIST_MARKER, "").replace(EMPHASIS, "").replace(/\s+/g, " ").trim(), FINDING_MAX);
     if (line !== "") findings.push(line);
     if (findings.length === MAX_FINDINGS) break;
   }

@@ -116,6 +116,8 @@ export class InsightsService {
         if (findings.length === 0) error = `${provider} answered without any finding`;
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
+        // Stopped by shutdown mid-request: not the provider's failure, so the last stored run stays.
+        if (signal?.aborted) return empty("no run yet", provider, settings.model);
         error = e.message;
       }
     }

@@ -17,8 +17,13 @@ export interface PeriodicTaskOptions {
 
 export function periodicTask(options: PeriodicTaskOptions): Effect.Effect<void, never, Scope.Scope> {
   const { name, everyMs, run, log } = options;
-  const once = Effect.tryPromise((signal) => run(signal)).pipe(
-    Effect.catchCause((cause) => Effect.sync(() => log.warn(`${name} failed; next run on schedule`, { error: Cause.pretty(cause).split("\n")[0] ?? "" }))),
+  const once = Effect.tryPromise({ try: (signal) => run(signal), catch: (error) => error }).pipe(
+    Effect.catchCause((cause) =>
+      Effect.sync(() => {
+        const error = Cause.squash(cause);
+        log.warn(`${name} failed; next run on schedule`, { error: error instanceof Error ? error.message : String(error) });
+      }),
+    ),
   );
   return Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(everyMs), once))).pipe(Effect.asVoid);
 }
