@@ -107,6 +107,8 @@ export function retryAfterMs(header: string | null, nowMs: number): number | nul
   if (header === null || header.trim() === "") return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name; Date.parse alone would read "1.5" as a date.
+  if (!/^[A-Za-z]{3}/.test(value)) return null;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
