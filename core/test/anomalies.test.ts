@@ -4,35 +4,14 @@ import { describe, expect, it } from "vitest";
 import {
   type AnomalyFlag, crawledNeverReferred, crawlerSpikes, DAY_MS, HOUR_MS, humanDrop, median, medianAbsoluteDeviation, robustScore,
 } from "../src/index.ts";
+import { dailyCycle } from "./fixtures/anomaly-series.ts";
 
 const NOW_HOUR = Date.parse("2026-11-20T15:00:00Z");
 const DAYS = 22;
 const START = NOW_HOUR - DAYS * DAY_MS;
 
-// A small deterministic PRNG (mulberry32), so a failure reproduces.
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A daily cycle (peak at 14:00 UTC) with ±10 % noise and `zeros` random hours set to 0. */
-function steadySeries(peak: number, trough: number, seed: number, zeros: number): Map<number, number> {
-  const random = rng(seed);
-  const out = new Map<number, number>();
-  for (let t = START; t <= NOW_HOUR; t += HOUR_MS) {
-    const hourOfDay = new Date(t).getUTCHours();
-    const level = trough + (peak - trough) * (0.5 + 0.5 * Math.cos(((hourOfDay - 14) / 24) * 2 * Math.PI));
-    out.set(t, Math.round(level * (0.9 + 0.2 * random())));
-  }
-  const hours = [...out.keys()];
-  for (let i = 0; i < zeros; i++) out.set(hours[Math.floor(random() * hours.length)]!, 0);
-  return out;
-}
+/** A daily cycle (peak at 14:00 UTC) with ±10 % noise and `zeros` random hours set to 0, over the test's days. */
+const steadySeries = (peak: number, trough: number, seed: number, zeros: number) => dailyCycle({ start: START, end: NOW_HOUR, peak, trough, seed, zeros });
 
 const spikeInput = (crawlers: Map<string, Map<number, number>>, days = 1) => ({
   crawlers,

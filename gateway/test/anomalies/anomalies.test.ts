@@ -3,6 +3,7 @@
 // and a newly crawled page each give exactly their flag. Real PostgreSQL, real HTTP.
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dailyCycle } from "../../../core/test/fixtures/anomaly-series.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
@@ -15,28 +16,8 @@ const TODAY = Date.parse("2026-11-20T00:00:00Z");
 // 22 days of history: the 14-day crawler baseline of a 7-day window and three weeks for the human drop.
 const START = CURRENT_HOUR - 22 * DAY;
 
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Hourly counts with a daily cycle (peak 14:00 UTC), ±10 % noise and `zeros` random zero hours. */
-function cycle(peak: number, trough: number, seed: number, zeros: number): Map<number, number> {
-  const random = rng(seed);
-  const out = new Map<number, number>();
-  for (let t = START; t <= CURRENT_HOUR; t += HOUR) {
-    const h = new Date(t).getUTCHours();
-    out.set(t, Math.round((trough + (peak - trough) * (0.5 + 0.5 * Math.cos(((h - 14) / 24) * 2 * Math.PI))) * (0.9 + 0.2 * random())));
-  }
-  const keys = [...out.keys()];
-  for (let i = 0; i < zeros; i++) out.set(keys[Math.floor(random() * keys.length)]!, 0);
-  return out;
-}
+const cycle = (peak: number, trough: number, seed: number, zeros: number) => dailyCycle({ start: START, end: CURRENT_HOUR, peak, trough, seed, zeros });
 
 interface Row {
   bucket: number;

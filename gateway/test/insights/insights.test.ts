@@ -244,11 +244,16 @@ describe("insights", () => {
 });
 
 describe("the weekly schedule", () => {
+  /** A service on the harness's database and clock, with a clean slate of stored runs. */
+  const freshService = async () => {
+    await h.pool.query("delete from insight_runs");
+    const llm = loadConfig(env).llm;
+    return new InsightsService({ src: { pool: h.pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm, log: silentLogger });
+  };
+
   it("runs sites that never ran or whose last run is older than the interval, and only those", async () => {
     await choose("local");
-    const llm = loadConfig(env).llm;
-    const service = new InsightsService({ src: { pool: h.pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm, log: silentLogger });
-    await h.pool.query("delete from insight_runs");
+    const service = await freshService();
     await service.runDue(168);
     expect(fakes.local.requests).toHaveLength(2); // both sites never ran
     h.clock.advance(167 * 3_600_000);
@@ -262,9 +267,7 @@ describe("the weekly schedule", () => {
 
   it("with provider none, sites stay due and nothing is sent", async () => {
     await choose("none");
-    const llm = loadConfig(env).llm;
-    const service = new InsightsService({ src: { pool: h.pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm, log: silentLogger });
-    await h.pool.query("delete from insight_runs");
+    const service = await freshService();
     await service.runDue(168);
     expect(totalRequests()).toBe(0);
     expect((await h.pool.query("select 1 from insight_runs")).rowCount).toBe(0);
