@@ -105,15 +105,20 @@ export function crawlerSpikes(input: CrawlerSpikeInput): AnomalyFlag[] {
       run = null;
     };
     for (let hour = input.firstHour; hour <= input.lastHour; hour += HOUR_MS) {
+      const observed = series.get(hour) ?? 0;
+      // Below the hit floor no baseline can make it a spike: skip the medians (most hours of most crawlers).
+      if (observed < SPIKE_MIN_HITS) {
+        close();
+        continue;
+      }
       const baseline: number[] = [];
       for (let k = 1; k <= BASELINE_DAYS; k++) {
         const past = hour - k * DAY_MS;
         if (past >= input.dataSince) baseline.push(series.get(past) ?? 0);
       }
-      const observed = series.get(hour) ?? 0;
       const { expected, score } = robustScore(observed, baseline);
       const spike =
-        baseline.length >= MIN_BASELINE_DAYS && observed >= SPIKE_MIN_HITS && observed >= SPIKE_MIN_RATIO * Math.max(expected, 1) && score >= SPIKE_MIN_SCORE;
+        baseline.length >= MIN_BASELINE_DAYS && observed >= SPIKE_MIN_RATIO * Math.max(expected, 1) && score >= SPIKE_MIN_SCORE;
       if (!spike) {
         close();
         continue;

@@ -4,15 +4,33 @@
 
 /** Median of the values (0 for none). Does not modify its input. */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return medianInPlace(values.slice());
+}
+
+// Insertion sort: the baselines are 14 values (at most 4 for the weekly ones), where it takes ~50 comparisons
+// and no callback. Array#sort with a comparator made robustScore cost ~8 µs, and the crawler-spike check calls
+// it for every crawler and hour of the window (21,600 times for 30 crawlers over 30 days).
+function medianInPlace(values: number[]): number {
+  const n = values.length;
+  if (n === 0) return 0;
+  for (let i = 1; i < n; i++) {
+    const v = values[i]!;
+    let j = i - 1;
+    while (j >= 0 && values[j]! > v) {
+      values[j + 1] = values[j]!;
+      j--;
+    }
+    values[j + 1] = v;
+  }
+  const mid = n >> 1;
+  return n % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
 }
 
 /** Median absolute deviation from `center`. */
 export function medianAbsoluteDeviation(values: readonly number[], center: number): number {
-  return median(values.map((v) => Math.abs(v - center)));
+  const deviations = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) deviations[i] = Math.abs(values[i]! - center);
+  return medianInPlace(deviations);
 }
 
 // 1.4826 × MAD estimates the standard deviation of normally distributed data (1 / Φ⁻¹(3/4)).

@@ -6,9 +6,11 @@ import type pg from "pg";
 
 /** Hits per AI crawler name per hour over [fromMs, toMs]. */
 export async function crawlerHourlyHits(pool: pg.Pool, siteId: number, fromMs: number, toMs: number): Promise<Map<string, HourlySeries>> {
-  const { rows } = await pool.query<{ value: string; bucket: Date; hits: number }>({
+  // The hour as epoch ms (float8) rather than a timestamptz: node-postgres parses each timestamptz into a Date,
+  // most of the client-side cost of the ~10,000 rows a 30-crawler site has over 15 days.
+  const { rows } = await pool.query<{ value: string; ms: number; hits: number }>({
     name: "svc_anomaly_crawler_hours",
-    text: `select value, bucket, hits::float8 as hits
+    text: `select value, extract(epoch from bucket)::float8 * 1000 as ms, hits::float8 as hits
              from rollup_hourly
             where site_id = $1 and dim = 'ai_name' and actor = 'ai_crawler' and bucket between $2 and $3 and hits > 0`,
     values: [siteId, new Date(fromMs), new Date(toMs)],
@@ -17,7 +19,7 @@ export async function crawlerHourlyHits(pool: pg.Pool, siteId: number, fromMs: n
   for (const r of rows) {
     let series = out.get(r.value);
     if (!series) out.set(r.value, (series = new Map()));
-    series.set(r.bucket.getTime(), r.hits);
+    series.set(r.ms, r.hits);
   }
   return out;
 }
