@@ -8,3 +8,4 @@ export * from "./ip.ts";
 export * from "./time.ts";
 export * from "./manifest.ts";
 export * from "./display/index.ts";
+export * from "./anomalies/index.ts";

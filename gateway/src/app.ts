@@ -12,6 +12,13 @@ import type { Logger } from "./log.ts";
 import { ActorRegistry } from "./actors/registry.ts";
 import { type Authenticator, authRoutes, createAuthenticator } from "./auth/index.ts";
 import { Maintenance } from "./maintenance.ts";
+import { AnomalyDetector } from "./anomalies/detector.ts";
+import { anomalyScan } from "./anomalies/scan.ts";
+import { InsightsService } from "./insights/service.ts";
+import { insightsSchedule } from "./insights/schedule.ts";
+import { SettledCache } from "./read/settled-cache.ts";
+import { anomalyRoutes } from "./routes/anomalies.ts";
+import { insightRoutes } from "./routes/insights.ts";
 import { goalRoutes } from "./routes/goals.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { liveRoutes } from "./routes/live.ts";
@@ -128,6 +135,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   readRoutes(router, { pool, clock, authenticate: auth.authenticate, settle: () => rollups.settle() });
   liveRoutes(router, { pool, clock, hub: live, actors, authenticate: auth.authenticate, settle: () => rollups.settle() });
   teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
+  // Anomalies and insights: rollup reads, plus two scheduled fibers (hourly anomaly scan, weekly insights).
+  const detector = new AnomalyDetector(pool, clock.now);
+  const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
+  anomalyRoutes(router, { pool, detector, authenticate: auth.authenticate, settle: () => rollups.settle() });
+  insightRoutes(router, { pool, insights, authenticate: auth.authenticate, settle: () => rollups.settle() });
+  const scheduled = [anomalyScan(pool, detector, log), insightsSchedule(insights, config.llm.insightsEveryHours, log)].flatMap((t) => (t ? [t] : []));
+  for (const task of scheduled) task.start();
   openapiRoutes(router);
 
   const transport = options.transport ?? transports[config.transport];
@@ -158,6 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     auth,
     async stop() {
       live.stop();
+      await Promise.all(scheduled.map((task) => task.stop()));
       await server.close();
       await actors!.stop();
       await writer!.stop();

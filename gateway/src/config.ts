@@ -47,6 +47,13 @@ export interface LlmEnvironment {
   readonly openaiApiKey: string | null;
   readonly anthropicApiKey: string | null;
   readonly geminiApiKey: string | null;
+  /** Base URLs of the hosted providers, overridable for proxies and tests. */
+  readonly anthropicBaseUrl: string;
+  readonly geminiBaseUrl: string;
+  /** How long one provider request may take before it is abandoned. */
+  readonly timeoutMs: number;
+  /** Hours between scheduled insights runs of a site; 0 = no schedule (runs only on request). */
+  readonly insightsEveryHours: number;
 }
 
 export class ConfigInvalid extends Error {
@@ -106,6 +113,12 @@ const ENTRIES = {
   SVC_OPENAI_API_KEY: entry(optionalString("SVC_OPENAI_API_KEY"), "a string"),
   SVC_ANTHROPIC_API_KEY: entry(optionalString("SVC_ANTHROPIC_API_KEY"), "a string"),
   SVC_GEMINI_API_KEY: entry(optionalString("SVC_GEMINI_API_KEY"), "a string"),
+  SVC_ANTHROPIC_BASE_URL: entry(Config.String("SVC_ANTHROPIC_BASE_URL").pipe(Config.withDefault("https://api.anthropic.com")), "an http(s) URL", (u) => /^https?:\/\/[^\s/]+/.test(u)),
+  SVC_GEMINI_BASE_URL: entry(Config.String("SVC_GEMINI_BASE_URL").pipe(Config.withDefault("https://generativelanguage.googleapis.com")), "an http(s) URL", (u) => /^https?:\/\/[^\s/]+/.test(u)),
+  // 120 s: a 3B model on a laptop CPU writes the ~300 tokens of five findings in 30–90 s; hosted ones in a few.
+  SVC_LLM_TIMEOUT_MS: entry(Config.Int("SVC_LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
+  // 168 hours: weekly, matching the aggregate's 7-day period and week-over-week change.
+  SVC_INSIGHTS_EVERY_HOURS: entry(Config.Int("SVC_INSIGHTS_EVERY_HOURS").pipe(Config.withDefault(168)), "an integer 0..8784 (hours; 0 = only on request)", (n) => n >= 0 && n <= 8784),
 } as const;
 
 type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
@@ -161,6 +174,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       openaiApiKey: v.SVC_OPENAI_API_KEY,
       anthropicApiKey: v.SVC_ANTHROPIC_API_KEY,
       geminiApiKey: v.SVC_GEMINI_API_KEY,
+      anthropicBaseUrl: v.SVC_ANTHROPIC_BASE_URL,
+      geminiBaseUrl: v.SVC_GEMINI_BASE_URL,
+      timeoutMs: v.SVC_LLM_TIMEOUT_MS,
+      insightsEveryHours: v.SVC_INSIGHTS_EVERY_HOURS,
     },
   };
 }

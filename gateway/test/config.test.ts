@@ -41,6 +41,11 @@ describe("gateway configuration", () => {
     ["SVC_WRITER_IN_FLIGHT", "0", "an integer 1..8"],
     ["SVC_ROLLUP_FLUSH_MS", "5", "an integer 10..60000 (milliseconds)"],
     ["SVC_ROLLUP_FLUSH_MS", "soon", "an integer 10..60000 (milliseconds)"],
+    ["SVC_LLM_TIMEOUT_MS", "50", "an integer 100..600000 (milliseconds)"],
+    ["SVC_INSIGHTS_EVERY_HOURS", "-1", "an integer 0..8784 (hours; 0 = only on request)"],
+    ["SVC_INSIGHTS_EVERY_HOURS", "weekly", "an integer 0..8784 (hours; 0 = only on request)"],
+    ["SVC_ANTHROPIC_BASE_URL", "api.anthropic.com", "an http(s) URL"],
+    ["SVC_GEMINI_BASE_URL", "ftp://x", "an http(s) URL"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
   });

@@ -4,6 +4,7 @@
 import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
+import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
@@ -108,6 +109,22 @@ export const OPERATIONS: readonly Operation[] = [
     method: "GET", path: "/api/sites/{id}/ai", tag: "read", security: "credential", summary: "The AI Traffic panel",
     description: "Assistants (human_via_ai), crawlers (ai_crawler), agents (ai_agent), crawl-to-referral per page and agent task metrics. `actor` does not apply.",
     pathParams: SITE_ID, query: AiQuery, responses: [ok(AiResponse)], errors: SITE_ERRORS,
+  },
+  // Anomalies and insights (routes/anomalies.ts, routes/insights.ts)
+  {
+    method: "GET", path: "/api/sites/{id}/anomalies", tag: "read", security: "credential", summary: "Anomaly flags from the rollup series",
+    description: "Crawler spikes, a drop in human visitors and pages crawled but never referred; every number labelled observed or inferred. Cached up to 5 minutes.",
+    pathParams: SITE_ID, query: AnomaliesQuery, responses: [ok(AnomaliesResponse)], errors: SITE_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/sites/{id}/insights", tag: "read", security: "credential", summary: "The last insights run, with the exact input sent",
+    description: "status empty with reason `provider none` (insights off) or `no run yet`.",
+    pathParams: SITE_ID, responses: [ok(InsightsResponse)], errors: SITE_ERRORS,
+  },
+  {
+    method: "POST", path: "/api/sites/{id}/insights/run", tag: "read", security: "credential", summary: "Run insights now (a write, like goal creation)",
+    description: "Sends the aggregate to the team's provider and stores the result (status error with the reason when the provider failed). With provider none nothing is sent: status empty, reason `provider none`. 409 while a run of the site is in flight.",
+    pathParams: SITE_ID, responses: [ok(InsightsResponse)], errors: [...SITE_ERRORS, 409],
   },
   // Live stream
   {

@@ -54,7 +54,7 @@ const MISSING_ENV: Record<LlmProvider, string> = {
   none: "",
 };
 
-async function currentSettings(pool: pg.Pool, llm: LlmEnvironment, teamId: number): Promise<typeof LlmSettings.Type> {
+export async function currentSettings(pool: pg.Pool, llm: LlmEnvironment, teamId: number): Promise<typeof LlmSettings.Type> {
   const { rows } = await pool.query<{ provider: LlmProvider; model: string | null }>("select provider, model from team_llm_settings where team_id = $1", [teamId]);
   const stored = rows[0];
   const providers = providerStatus(llm);

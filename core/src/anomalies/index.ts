@@ -1,0 +1,2 @@
+export * from "./robust.ts";
+export * from "./flags.ts";

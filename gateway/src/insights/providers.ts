@@ -1,0 +1,188 @@
+// The four wire formats a team can choose (PATCH /api/team/llm), each one non-streaming request with the
+// instructions as the system message and the aggregate's JSON as the only user message:
+//   local      Ollama's POST {SVC_LLM_HOST}/api/chat                      → message.content
+//   openai     POST {SVC_OPENAI_BASE_URL}/v1/chat/completions (any compatible server) → choices[0].message.content
+//   anthropic  Messages API, POST {SVC_ANTHROPIC_BASE_URL}/v1/messages   → content[].text
+//   gemini     POST {SVC_GEMINI_BASE_URL}/v1beta/models/{model}:generateContent → candidates[0].content.parts[].text
+// One HTTP client for all: a timeout per attempt, one retry on 429 or 5xx honouring Retry-After (at most 30 s),
+// and errors that say what failed without echoing a key.
+import type { LlmEnvironment } from "../config.ts";
+import type { RunProvider } from "../storage/insight-runs.ts";
+
+export interface ChatRequest {
+  readonly model: string;
+  readonly system: string;
+  readonly user: string;
+}
+
+// 0.2: findings should restate the numbers, not vary run to run. 1,024 tokens: five 200-character sentences
+// are ~300 tokens; the rest is margin for models that think aloud before answering.
+const TEMPERATURE = 0.2;
+const MAX_TOKENS = 1024;
+// The longest Retry-After honoured; a provider asking for more is reported as rate limited instead of holding
+// the run (and the site's run slot) for minutes.
+export const MAX_RETRY_AFTER_MS = 30_000;
+// Without a Retry-After, wait 1 s before the one retry.
+const DEFAULT_RETRY_MS = 1000;
+// A provider's error body is quoted in the stored error, cut to 300 characters.
+const ERROR_BODY_MAX = 300;
+
+export class ProviderError extends Error {
+  override readonly name = "ProviderError";
+}
+
+interface WireFormat {
+  url(env: LlmEnvironment, model: string): string;
+  headers(env: LlmEnvironment): Record<string, string>;
+  body(req: ChatRequest): unknown;
+  /** The answer's text, or null when the response does not have the format's shape. */
+  text(json: any): string | null;
+}
+
+const joinUrl = (base: string, path: string): string => base.replace(/\/+$/, "") + path;
+
+export const WIRE_FORMATS: Record<RunProvider, WireFormat> = {
+  local: {
+    url: (env) => joinUrl(env.localHost, "/api/chat"),
+    headers: () => ({}),
+    body: (req) => ({
+      model: req.model,
+      messages: [{ role: "system", content: req.system }, { role: "user", content: req.user }],
+      stream: false,
+      options: { temperature: TEMPERATURE, num_predict: MAX_TOKENS },
+    }),
+    text: (json) => (typeof json?.message?.content === "string" ? json.message.content : null),
+  },
+  openai: {
+    // SVC_OPENAI_BASE_URL may be given with or without its /v1 (the OpenAI SDKs' base URL includes it).
+    url: (env) => {
+      const base = (env.openaiBaseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+      return base + (/\/v1$/.test(base) ? "/chat/completions" : "/v1/chat/completions");
+    },
+    headers: (env): Record<string, string> => (env.openaiApiKey ? { authorization: `Bearer ${env.openaiApiKey}` } : {}),
+    body: (req) => ({
+      model: req.model,
+      messages: [{ role: "system", content: req.system }, { role: "user", content: req.user }],
+      temperature: TEMPERATURE,
+      max_tokens: MAX_TOKENS,
+    }),
+    text: (json) => (typeof json?.choices?.[0]?.message?.content === "string" ? json.choices[0].message.content : null),
+  },
+  anthropic: {
+    url: (env) => joinUrl(env.anthropicBaseUrl, "/v1/messages"),
+    // 2023-06-01: the Messages API's current (and only non-beta) version header.
+    headers: (env) => ({ "x-api-key": env.anthropicApiKey ?? "", "anthropic-version": "2023-06-01" }),
+    body: (req) => ({
+      model: req.model,
+      max_tokens: MAX_TOKENS,
+      temperature: TEMPERATURE,
+      system: req.system,
+      messages: [{ role: "user", content: req.user }],
+    }),
+    text: (json) => {
+      if (!Array.isArray(json?.content)) return null;
+      const parts = json.content.filter((c: any) => c?.type === "text" && typeof c.text === "string").map((c: any) => c.text as string);
+      return parts.length > 0 ? parts.join("\n") : null;
+    },
+  },
+  gemini: {
+    url: (env, model) => joinUrl(env.geminiBaseUrl, `/v1beta/models/${encodeURIComponent(model)}:generateContent`),
+    headers: (env) => ({ "x-goog-api-key": env.geminiApiKey ?? "" }),
+    body: (req) => ({
+      systemInstruction: { parts: [{ text: req.system }] },
+      contents: [{ role: "user", parts: [{ text: req.user }] }],
+      generationConfig: { temperature: TEMPERATURE, maxOutputTokens: MAX_TOKENS },
+    }),
+    text: (json) => {
+      const parts = json?.candidates?.[0]?.content?.parts;
+      if (!Array.isArray(parts)) return null;
+      const texts = parts.filter((p: any) => typeof p?.text === "string").map((p: any) => p.text as string);
+      return texts.length > 0 ? texts.join("\n") : null;
+    },
+  },
+};
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+export function retryAfterMs(header: string | null, nowMs: number): number | null {
+  if (header === null || header.trim() === "") return null;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name; Date.parse alone would read "1.5" as a date.
+  if (!/^[A-Za-z]{3}/.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new ProviderError("stopped"));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new ProviderError("stopped"))), { once: true });
+  });
+
+export interface CompleteOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly now?: () => number;
+}
+
+type Attempt = { ok: true; text: string } | { ok: false; retryable: boolean; retryAfterMs: number | null; message: string };
+
+async function attempt(provider: RunProvider, url: string, init: RequestInit, format: WireFormat, options: CompleteOptions): Promise<Attempt> {
+  const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
+  } catch (error) {
+    if (options.signal?.aborted) throw new ProviderError("stopped");
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    if (timedOut) return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} did not answer within ${options.timeoutMs} ms` };
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} could not be reached at ${new URL(url).origin}: ${cause}` };
+  }
+  let body: string;
+  try {
+    body = await res.text();
+  } catch {
+    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} did not answer within ${options.timeoutMs} ms` };
+  }
+  if (!res.ok) {
+    const retryable = res.status === 429 || res.status >= 500;
+    const excerpt = body.replace(/\s+/g, " ").trim().slice(0, ERROR_BODY_MAX);
+    return {
+      ok: false,
+      retryable,
+      retryAfterMs: retryAfterMs(res.headers.get("retry-after"), (options.now ?? Date.now)()),
+      message: `${provider} answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ""}`,
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} answered with something other than JSON` };
+  }
+  const text = format.text(json);
+  if (text === null) return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} answered JSON without the expected text field` };
+  return { ok: true, text };
+}
+
+/** One chat completion: the model's text, or a ProviderError whose message is fit to store and show. */
+export async function complete(provider: RunProvider, env: LlmEnvironment, req: ChatRequest, options: CompleteOptions): Promise<string> {
+  const format = WIRE_FORMATS[provider];
+  const url = format.url(env, req.model);
+  const init: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", ...format.headers(env) },
+    body: JSON.stringify(format.body(req)),
+  };
+  const first = await attempt(provider, url, init, format, options);
+  if (first.ok) return first.text;
+  if (!first.retryable) throw new ProviderError(first.message);
+  const wait = first.retryAfterMs ?? DEFAULT_RETRY_MS;
+  if (wait > MAX_RETRY_AFTER_MS) throw new ProviderError(`${first.message} (asked to retry after ${Math.ceil(wait / 1000)} s; not retried)`);
+  await sleep(wait, options.signal);
+  const second = await attempt(provider, url, init, format, options);
+  if (second.ok) return second.text;
+  throw new ProviderError(`${second.message} (after one retry; first: ${first.message.replace(`${provider} answered `, "")})`);
+}

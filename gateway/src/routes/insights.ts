@@ -1,0 +1,34 @@
+// GET /api/sites/{id}/insights (the last run) and POST …/insights/run (run now; a write, like goal creation:
+// a session or an API key until API key scopes exist, when it needs an admin-capable key).
+import type pg from "pg";
+import { ApiError } from "../errors.ts";
+import type { Router } from "../http/router.ts";
+import type { InsightsService } from "../insights/service.ts";
+import { jsonResponse } from "./json-response.ts";
+import { type Authenticate, resolveTeamSite } from "./sites.ts";
+
+export interface InsightRouteDeps {
+  readonly pool: pg.Pool;
+  readonly insights: InsightsService;
+  readonly authenticate: Authenticate;
+  readonly settle: () => Promise<void>;
+}
+
+export function insightRoutes(router: Router, deps: InsightRouteDeps): void {
+  const { pool, insights, authenticate, settle } = deps;
+  router
+    .on("GET", "/api/sites/:id/insights", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      return jsonResponse(200, await insights.view(site));
+    })
+    .on("POST", "/api/sites/:id/insights/run", async (req, params) => {
+      const principal = await authenticate(req);
+      const site = await resolveTeamSite(pool, params["id"]!, principal);
+      if (insights.isRunning(site.id)) throw new ApiError("conflict", "an insights run of this site is already in progress");
+      await settle();
+      const run = insights.run(site);
+      if (run === null) throw new ApiError("conflict", "an insights run of this site is already in progress");
+      return jsonResponse(200, await run);
+    });
+}
