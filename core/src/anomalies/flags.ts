@@ -4,9 +4,8 @@
 //   human_drop              human visitors of the last 6 or 24 complete hours far below the same hours of previous weeks
 //   crawled_never_referred  a page first crawled in the window (not in the 14 days before) with no assistant-referred visitor
 import { robustScore } from "./robust.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
 export const ANOMALY_KINDS = ["crawler_spike", "human_drop", "crawled_never_referred"] as const;
