@@ -1,0 +1,31 @@
+// The SDK's own Client over StdioClientTransport, spawning the real server (mcp/bin/svc-mcp.mjs, or `npm run
+// mcp` from the repository root) with the environment a user would set.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+export const MCP_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const REPO_ROOT = path.resolve(MCP_DIR, "..");
+export const BIN = path.join(MCP_DIR, "bin", "svc-mcp.mjs");
+
+export interface McpSession {
+  readonly client: Client;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export async function connectMcp(env: Record<string, string>, how: "bin" | "npm" = "bin"): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    ...(how === "bin" ? { command: process.execPath, args: [BIN] } : { command: "npm", args: ["run", "--silent", "mcp"] }),
+    cwd: REPO_ROOT,
+    env,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "svc-mcp-test", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
