@@ -2,7 +2,7 @@
 // sites.ts; gateway/README.md "Read API"), written in zod because the SDK's registerTool takes zod. The
 // descriptions are for an assistant deciding what a number means. test/output-schemas.test.ts compares these
 // with the gateway's own OpenAPI document, so a field added there fails a test here.
-import { ACTORS } from "@svc/core";
+import { ACTORS } from "@svc/core/types";
 import * as z from "zod";
 
 const Count = z.number().int().min(0);

@@ -1,8 +1,10 @@
 // The gateway's read API as the tools use it: one GET with the API key, a deadline, and every way it can go
 // wrong as one typed error whose message says what the user should fix. Tool handlers turn that error into a
 // tool result with `isError: true`; nothing here throws past the handler.
-import { displayLabel } from "@svc/core";
-import { Data, Duration, Effect } from "effect";
+import { displayLabel } from "@svc/core/display";
+import * as Data from "effect/Data";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
 import type { McpConfig } from "./config.ts";
 
 export type UpstreamReason = "unauthorized" | "forbidden" | "unknown_site" | "not_found" | "rejected" | "failed" | "unreachable" | "timeout" | "not_json";

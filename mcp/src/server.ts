@@ -1,9 +1,9 @@
 // The MCP server: the six read-only tools of tools.ts over the gateway's read API, each answering a short text
 // summary and the sanitised JSON as structuredContent, or a tool error that says what to fix.
-import { displayLabelsDeep } from "@svc/core";
+import { displayLabelsDeep } from "@svc/core/display";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { McpConfig } from "./config.ts";
 import { explain, getJson } from "./read-api.ts";
 import { TOOLS, type ToolArgs, type ToolSpec, inputShape, queryOf } from "./tools.ts";

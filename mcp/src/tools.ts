@@ -1,6 +1,6 @@
 // The six tools, defined once: the route each wraps, whether it takes `limit`, what it answers (outputSchema
 // and text summary) and how an assistant should read it. server.ts registers them all the same way.
-import { ACTORS } from "@svc/core";
+import { ACTORS } from "@svc/core/types";
 import * as z from "zod";
 import { AiOutput, ActorOrAll, BreakdownOutput, GoalsOutput, InsightsOutput, StatsOutput } from "./output-schemas.ts";
 import { aiSummary, breakdownSummary, goalsSummary, insightsSummary, statsSummary } from "./summaries.ts";

@@ -8,7 +8,7 @@ import { ingestFixture, FIXTURE_DOMAIN, YESTERDAY } from "../../gateway/test/rea
 import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { type Harness, UA, post, startHarness } from "../../gateway/test/support/harness.ts";
 import { ANNOTATIONS, instructions } from "../src/server.ts";
-import { connectMcp, type McpSession } from "./support/mcp-client.ts";
+import { connectMcp, type McpSession, text } from "./support/mcp-client.ts";
 
 // An instruction aimed at an assistant, with a right-to-left override, a zero-width space, a left-to-right
 // isolate and a zero-width joiner inside it: what issue 16 says anyone can send as a path.
@@ -43,8 +43,6 @@ afterAll(async () => {
   await mcp?.close();
   await h?.close();
 });
-
-const text = (result: { content?: unknown }): string => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 
 describe("list_tools", () => {
   it("lists exactly the six tools, each with days and actor, limit where the route has one, and an outputSchema", async () => {

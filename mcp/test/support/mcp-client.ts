@@ -29,3 +29,7 @@ export async function connectMcp(env: Record<string, string>, how: "bin" | "npm"
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }
+
+/** The text content of a tool result, its parts joined by newlines. */
+export const text = (result: unknown): string =>
+  ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
