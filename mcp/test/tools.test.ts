@@ -158,3 +158,16 @@ describe("bad arguments", () => {
     expect((await mcp.client.callTool({ name: "query_stats", arguments: {} })).isError ?? false).toBe(false);
   });
 });
+
+describe("npm run mcp from the repository root", () => {
+  it("serves the six tools", async () => {
+    const session = await connectMcp({ SVC_API_URL: h.base, SVC_API_KEY: key, SVC_SITE_ID: FIXTURE_DOMAIN }, "npm");
+    try {
+      expect((await session.client.listTools()).tools).toHaveLength(6);
+      const result = await session.client.callTool({ name: "query_stats", arguments: { days: 7 } });
+      expect(result.structuredContent).toEqual(displayLabelsDeep((await api(`${site}/stats?days=7`)).json));
+    } finally {
+      await session.close();
+    }
+  });
+});

@@ -18,7 +18,9 @@ export interface McpSession {
 
 export async function connectMcp(env: Record<string, string>, how: "bin" | "npm" = "bin"): Promise<McpSession> {
   const transport = new StdioClientTransport({
-    ...(how === "bin" ? { command: process.execPath, args: [BIN] } : { command: "npm", args: ["run", "--silent", "mcp"] }),
+    // `npm run mcp` exactly as the README says; npm's own banner lines on stdout are not JSON-RPC, and the
+    // SDK's client skips them (clients that do not are told to add --silent).
+    ...(how === "bin" ? { command: process.execPath, args: [BIN] } : { command: "npm", args: ["run", "mcp"] }),
     cwd: REPO_ROOT,
     env,
     stderr: "pipe",
