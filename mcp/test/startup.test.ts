@@ -17,8 +17,13 @@ function run(env: Record<string, string>): Promise<{ code: number | null; stdout
   });
 }
 
+interface StartCase {
+  readonly env: Record<string, string>;
+  readonly says: readonly string[];
+}
+
 describe("a missing or bad variable stops the server at start with exit code 2", () => {
-  it.each([
+  it.each<StartCase>([
     { env: {}, says: ["SVC_API_KEY is not set: expected an API key", "SVC_SITE_ID is not set: expected the site's domain (example.com) or numeric id"] },
     { env: { SVC_SITE_ID: "example.com" }, says: ["SVC_API_KEY is not set"] },
     { env: { SVC_API_KEY: "svc_live_abc" }, says: ["SVC_SITE_ID is not set"] },
