@@ -1,13 +1,5 @@
 // The tool server's configuration comes only from the environment, is read once at start and validated as a
 // whole: every bad or missing value gets its own line, so a user fixes them all in one go.
-// Module paths, not the "effect" barrel: the barrel loads every module (~3 s of a cold start on this box
-// against ~1 s), and the server starts each time a client opens a session.
-import * as Config from "effect/Config";
-import * as ConfigProvider from "effect/ConfigProvider";
-import * as Effect from "effect/Effect";
-import * as Option from "effect/Option";
-import * as Result from "effect/Result";
-
 export interface McpConfig {
   /** Base URL of the gateway, without a trailing slash. */
   readonly apiUrl: string;
@@ -34,42 +26,43 @@ const HTTP_URL = /^https?:\/\/[^\s/]+/;
 // A domain as sites store it, or a numeric id: no slash, query or space, which would change the route's path.
 const SITE = /^[A-Za-z0-9.:[\]-]{1,253}$/;
 
-interface Entry<T> {
-  readonly config: Config.Config<T>;
+/** One variable: its text (undefined when unset or empty) to a value, or null when it is not acceptable. */
+interface Variable<T> {
   readonly expected: string;
-  readonly check?: (value: T) => boolean;
+  readonly parse: (raw: string | undefined) => T | null;
 }
 
-const entry = <T>(config: Config.Config<T>, expected: string, check?: (value: T) => boolean): Entry<T> =>
-  check ? { config, expected, check } : { config, expected };
+const INTEGER = /^\d{1,9}$/;
 
-const required = (name: string) => Config.String(name).pipe(Config.option, Config.map(Option.getOrNull));
-
-const ENTRIES = {
-  SVC_API_URL: entry(Config.String("SVC_API_URL").pipe(Config.withDefault("http://localhost:8080")), "the gateway's http(s) URL, e.g. http://localhost:8080", (u) => HTTP_URL.test(u)),
-  SVC_API_KEY: entry(required("SVC_API_KEY"), "an API key: log in to the gateway and create one with POST /api/keys (it starts with svc_live_)", (k) => k !== null && /^\S+$/.test(k)),
-  SVC_SITE_ID: entry(required("SVC_SITE_ID"), "the site's domain (example.com) or numeric id", (s) => s !== null && SITE.test(s)),
-  SVC_MCP_TIMEOUT_MS: entry(Config.Int("SVC_MCP_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_TIMEOUT_MS)), "an integer 100..120000 (milliseconds)", (n) => n >= 100 && n <= 120_000),
-} as const;
-
-type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
+const VARIABLES = {
+  SVC_API_URL: { expected: "the gateway's http(s) URL, e.g. http://localhost:8080", parse: (raw) => (raw === undefined ? "http://localhost:8080" : HTTP_URL.test(raw) ? raw.replace(/\/+$/, "") : null) },
+  SVC_API_KEY: { expected: "an API key: log in to the gateway and create one with POST /api/keys (it starts with svc_live_)", parse: (raw) => (raw !== undefined && /^\S+$/.test(raw) ? raw : null) },
+  SVC_SITE_ID: { expected: "the site's domain (example.com) or numeric id", parse: (raw) => (raw !== undefined && SITE.test(raw) ? raw : null) },
+  SVC_MCP_TIMEOUT_MS: {
+    expected: "an integer 100..120000 (milliseconds)",
+    parse: (raw) => (raw === undefined ? DEFAULT_TIMEOUT_MS : INTEGER.test(raw.trim()) && Number(raw) >= 100 && Number(raw) <= 120_000 ? Number(raw) : null),
+  },
+} satisfies Record<string, Variable<string | number>>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): McpConfig {
-  const provider = ConfigProvider.fromEnvRecord(env);
   const problems: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const [name, e] of Object.entries(ENTRIES) as Array<[string, Entry<unknown>]>) {
-    const result = Effect.runSync(Effect.result(e.config.parse(provider)));
-    if (Result.isFailure(result) || (e.check && !e.check(result.success))) {
-      const raw = env[name];
-      // The key never reaches stderr, even a malformed one.
-      const shown = raw === undefined || raw === "" ? `${name} is not set` : `${name}=${name === "SVC_API_KEY" ? "(hidden)" : JSON.stringify(raw)} is invalid`;
-      problems.push(`${shown}: expected ${e.expected}`);
+  const values: Record<string, string | number> = {};
+  for (const [name, variable] of Object.entries(VARIABLES) as Array<[string, Variable<string | number>]>) {
+    const raw = env[name] === "" ? undefined : env[name];
+    const value = variable.parse(raw);
+    if (value !== null) {
+      values[name] = value;
       continue;
     }
-    values[name] = result.success;
+    // The key never reaches stderr, even a malformed one.
+    const shown = raw === undefined ? `${name} is not set` : `${name}=${name === "SVC_API_KEY" ? "(hidden)" : JSON.stringify(raw)} is invalid`;
+    problems.push(`${shown}: expected ${variable.expected}`);
   }
   if (problems.length > 0) throw new ConfigInvalid(problems);
-  const v = values as Values;
-  return { apiUrl: v.SVC_API_URL.replace(/\/+$/, ""), apiKey: v.SVC_API_KEY!, siteId: v.SVC_SITE_ID!, timeoutMs: v.SVC_MCP_TIMEOUT_MS };
+  return {
+    apiUrl: values["SVC_API_URL"] as string,
+    apiKey: values["SVC_API_KEY"] as string,
+    siteId: values["SVC_SITE_ID"] as string,
+    timeoutMs: values["SVC_MCP_TIMEOUT_MS"] as number,
+  };
 }

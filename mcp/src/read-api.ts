@@ -2,6 +2,8 @@
 // wrong as one typed error whose message says what the user should fix. Tool handlers turn that error into a
 // tool result with `isError: true`; nothing here throws past the handler.
 import { displayLabel } from "@svc/core/display";
+// Module paths, not the "effect" barrel: the barrel loads every module (~3 s of a cold start on the busy box
+// against a fraction of it), and the server starts each time a client opens a session.
 import * as Data from "effect/Data";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
