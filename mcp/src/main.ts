@@ -1,6 +1,8 @@
 // `npm run mcp` / `npx svc-mcp`: read the environment, then serve the six tools over stdio until the client
-// closes stdin. Stdout carries the protocol only; every message for a person goes to stderr.
+// closes stdin (or a terminal sends a signal). Stdout carries the protocol only; every line for a person goes
+// to stderr.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import * as Effect from "effect/Effect";
 import { ConfigInvalid, loadConfig } from "./config.ts";
 import { createServer } from "./server.ts";
 
@@ -13,11 +15,34 @@ try {
   // 2: a usage error, as the gateway exits on a bad configuration.
   process.exit(2);
 }
-
+const { siteId, apiUrl } = config;
 const server = createServer(config);
-const transport = new StdioServerTransport();
-// The client ends the session by closing our stdin; a signal from a terminal ends it too.
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void server.close().finally(() => process.exit(0)));
-process.stdin.on("end", () => void server.close().finally(() => process.exit(0)));
-await server.connect(transport);
-process.stderr.write(`svc-mcp: serving site ${JSON.stringify(config.siteId)} from ${config.apiUrl} over stdio\n`);
+
+/** The session: connected on acquire, closed on release whatever ends it. */
+const session = Effect.acquireRelease(
+  Effect.promise(() => server.connect(new StdioServerTransport())),
+  () => Effect.promise(() => server.close()),
+);
+
+/** Resolves when the client hangs up (stdin ends) or the process is asked to stop. */
+const hangUp = Effect.callback<string>((resume) => {
+  const done = (why: string) => () => resume(Effect.succeed(why));
+  process.stdin.once("end", done("stdin closed"));
+  process.once("SIGINT", done("SIGINT"));
+  process.once("SIGTERM", done("SIGTERM"));
+});
+
+const program = Effect.scoped(
+  session.pipe(
+    Effect.andThen(() => Effect.sync(() => process.stderr.write(`svc-mcp: serving site ${JSON.stringify(siteId)} from ${apiUrl} over stdio\n`))),
+    Effect.andThen(() => hangUp),
+  ),
+);
+
+Effect.runPromise(program).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`svc-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
