@@ -27,7 +27,7 @@ async function callTool(config: McpConfig, spec: ToolSpec, args: ToolArgs): Prom
     Effect.match({
       onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, `GET ${path}`, spec.notFound) }] }),
       onSuccess: (json): CallToolResult => {
-        const data = displayLabelsDeep(json) as Record<string, unknown>;
+        const data = displayLabelsDeep(json, spec.textMax) as Record<string, unknown>;
         // The SDK checks data against the tool's outputSchema after this returns; a mismatch becomes a tool error.
         const parsed = spec.output.safeParse(data);
         const text = parsed.success ? (spec.summary as (d: unknown) => string)(parsed.data) : `The gateway answered ${path} in an unexpected shape.`;

@@ -44,7 +44,13 @@ export interface ToolSpec {
   readonly summary: (data: never) => string;
   /** The sentence for a 404 that is not "unknown site": a route this gateway does not have. */
   readonly notFound?: string;
+  /** Longest string of the answer, in code points; the labels' 200 (DISPLAY_LABEL_MAX) unless a tool says. */
+  readonly textMax?: number;
 }
+
+// 1,000 code points for insights: its findings and stored error are sentences, not labels, and cutting one
+// at a label's 200 would drop the end of a finding; "a few short findings" stay far below 1,000.
+export const INSIGHTS_TEXT_MAX = 1000;
 
 /** top_pages and sources: the breakdown route, one field each. */
 function breakdownTool(name: string, title: string, field: "page" | "source", description: string): ToolSpec {
@@ -107,6 +113,7 @@ export const TOOLS: readonly ToolSpec[] = [
     sends: [],
     output: InsightsOutput,
     summary: insightsSummary,
+    textMax: INSIGHTS_TEXT_MAX,
     notFound:
       "Insights are not available on this gateway: GET /api/sites/{id}/insights answered 404 (route not found). Update the gateway to a version with insights; the other five tools work without it.",
   },

@@ -8,6 +8,7 @@ import { ingestFixture, FIXTURE_DOMAIN, YESTERDAY } from "../../gateway/test/rea
 import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { type Harness, UA, post, startHarness } from "../../gateway/test/support/harness.ts";
 import { ANNOTATIONS, instructions } from "../src/server.ts";
+import { INSIGHTS_TEXT_MAX } from "../src/tools.ts";
 import { connectMcp, type McpSession, text } from "./support/mcp-client.ts";
 
 // An instruction aimed at an assistant, with a right-to-left override, a zero-width space, a left-to-right
@@ -138,7 +139,7 @@ describe("insights", () => {
     } else {
       expect(upstream.status, JSON.stringify(upstream.json)).toBe(200);
       expect(result.isError ?? false, text(result)).toBe(false);
-      expect(result.structuredContent).toEqual(displayLabelsDeep(upstream.json));
+      expect(result.structuredContent).toEqual(displayLabelsDeep(upstream.json, INSIGHTS_TEXT_MAX));
     }
   });
 });
