@@ -28,10 +28,12 @@ async function callTool(config: McpConfig, spec: ToolSpec, args: ToolArgs): Prom
       onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, `GET ${path}`, spec.notFound) }] }),
       onSuccess: (json): CallToolResult => {
         const data = displayLabelsDeep(json, spec.textMax) as Record<string, unknown>;
-        // The SDK checks data against the tool's outputSchema after this returns; a mismatch becomes a tool error.
         const parsed = spec.output.safeParse(data);
-        const text = parsed.success ? (spec.summary as (d: unknown) => string)(parsed.data) : `The gateway answered ${path} in an unexpected shape.`;
-        return { content: [{ type: "text", text }], structuredContent: data };
+        if (!parsed.success) {
+          const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+          return { isError: true, content: [{ type: "text", text: `The gateway answered GET ${path} in a shape this server does not know (${where}). Run the MCP server from the same svc version as the gateway.` }] };
+        }
+        return { content: [{ type: "text", text: (spec.summary as (d: unknown) => string)(parsed.data) }], structuredContent: data };
       },
     }),
   );

@@ -1,7 +1,7 @@
 // Every way the upstream can fail becomes a tool result with isError and a sentence saying what to fix, never a
 // crash: a wrong or revoked key (401), another team's site (403), an unknown site and a wrong API URL (404), a
-// refused connection, a gateway that never answers (timeout), a 503 and a page that is not JSON. The server
-// keeps serving after each.
+// refused connection, a gateway that never answers (timeout), a 503, a page that is not JSON and JSON of
+// another shape. The server keeps serving after each.
 import http from "node:http";
 import net from "node:net";
 import { randomBytes } from "node:crypto";
@@ -22,6 +22,7 @@ let refusedUrl: string;
 let silentUrl: string;
 let unavailableUrl: string;
 let htmlUrl: string;
+let foreignUrl: string;
 
 const listen = async <S extends http.Server | net.Server>(server: S): Promise<string> => {
   servers.push(server);
@@ -52,6 +53,8 @@ beforeAll(async () => {
     }),
   );
   unavailableUrl = await listen(http.createServer((_req, res) => res.writeHead(503, { "content-type": "application/json" }).end('{"error":"overloaded"}')));
+  // JSON, but not the read API's: another version's answer, or another service.
+  foreignUrl = await listen(http.createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"visitors":3,"status":"fine"}')));
   htmlUrl = await listen(http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Welcome to nginx!</body></html>")));
 });
 afterAll(async () => {
@@ -127,6 +130,12 @@ const CASES: readonly ErrorCase[] = [
     name: "a page that is not JSON",
     env: () => ({ SVC_API_URL: htmlUrl, SVC_API_KEY: key, SVC_SITE_ID: SITE }),
     says: /^The gateway at .* answered GET .* with something that is not JSON \(200\)\. Check that SVC_API_URL points at the svc gateway/,
+    insightsToo: true,
+  },
+  {
+    name: "JSON in a shape the tool does not know",
+    env: () => ({ SVC_API_URL: foreignUrl, SVC_API_KEY: key, SVC_SITE_ID: SITE }),
+    says: /^The gateway answered GET \/api\/sites\/errors\.example\/\w+ in a shape this server does not know \(.+\)\. Run the MCP server from the same svc version as the gateway\./,
     insightsToo: true,
   },
 ];
