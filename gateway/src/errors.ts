@@ -13,6 +13,7 @@ export const REJECTIONS = {
   not_found: { status: 404, message: "not found" },
   method_not_allowed: { status: 405, message: "method not allowed" },
   conflict: { status: 409, message: "conflict" },
+  unsupported_media_type: { status: 415, message: "unsupported media type" },
   rate_limited: { status: 429, message: "rate limited" },
   internal: { status: 500, message: "internal error" },
   overloaded: { status: 503, message: "overloaded" },
