@@ -37,8 +37,8 @@ export class ApiError extends Error {
   }
 }
 
-/** What ingest dropped without rejecting the request: e-mail-looking prop values. */
-export type Drop = "props_dropped";
+/** What ingest dropped without rejecting the request: e-mail-looking props, and addresses cut out of paths, event names and UTM values. */
+export type Drop = "props_dropped" | "emails_dropped";
 
 /** Counts of every rejection and drop by reason since boot, reported by /healthz. */
 export class RejectionCounters {

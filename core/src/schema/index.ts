@@ -3,3 +3,4 @@ export { fieldErrors, formatPath, MAX_FIELD_ERRORS } from "./field-errors.ts";
 export { dropEmailProps, looksLikeEmail, PropsSchema, type PropValue, type Props } from "./props.ts";
 export { BrowserEventBody, decodeBrowserEvent, decodeBrowserEventWithSchema, type BrowserEvent, type BrowserEventWire, type Decoded } from "./browser-event.ts";
 export { decodeServerHits, decodeServerHitsWithSchema, ServerHitBody, ServerHitsBody, type ServerHit, type ServerHitWire } from "./server-hit.ts";
+export { dropEmailsFromEvent, dropEmailsFromHit, EMAIL_PLACEHOLDER } from "./emails.ts";

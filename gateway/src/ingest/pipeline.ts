@@ -5,7 +5,7 @@
 //   /api/hit:   parseJson → decode → resolveSite → hit token → rate limit per site → enrich → deliver
 //   deliver = the site actor: stamp, hash, drop IP, count → group commit → 202
 import {
-  type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits,
+  type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
   pagePath, parseDevice, trafficSource, utmFromUrl,
 } from "@svc/core";
 import { ApiError, type RejectionCounters } from "../errors.ts";
@@ -41,13 +41,19 @@ export function decodeEvent(json: unknown, counters: RejectionCounters): Browser
   const decoded = decodeBrowserEvent(json);
   if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
   if (decoded.droppedProps > 0) counters.count("props_dropped", decoded.droppedProps);
-  return decoded.value;
+  const { event, dropped } = dropEmailsFromEvent(decoded.value);
+  if (dropped > 0) counters.count("emails_dropped", dropped);
+  return event;
 }
 
-export function decodeHits(json: unknown): ServerHit[] {
+export function decodeHits(json: unknown, counters: RejectionCounters): ServerHit[] {
   const decoded = decodeServerHits(json);
   if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
-  return decoded.value;
+  return decoded.value.map((raw) => {
+    const { hit, dropped } = dropEmailsFromHit(raw);
+    if (dropped > 0) counters.count("emails_dropped", dropped);
+    return hit;
+  });
 }
 
 export async function resolveSite(sites: SiteCache, domain: string): Promise<SiteRecord> {
@@ -145,7 +151,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
 }
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
-  const hits = decodeHits(parseJson(req.body));
+  const hits = decodeHits(parseJson(req.body), deps.counters);
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
   for (const hit of hits) {
