@@ -132,9 +132,14 @@ const ENTRIES = {
   SVC_GEMINI_API_KEY: entry(optionalString("SVC_GEMINI_API_KEY"), "a string"),
 } as const;
 
+/** Every variable the gateway reads (.env.example and the README list them all; a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ENTRIES);
+
 type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+export function loadConfig(rawEnv: Record<string, string | undefined> = process.env): GatewayConfig {
+  // An empty variable counts as unset: docker-compose.yml passes optional settings as `${NAME:-}`.
+  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== ""));
   const provider = ConfigProvider.fromEnvRecord(env);
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
