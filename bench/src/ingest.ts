@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
@@ -62,7 +63,14 @@ async function main(): Promise<void> {
   console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
   const load = await driveScenario(gw.port, scenario, duration, connections);
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
-  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`)).json()) as { writer: { batches: number; submissions: number; rows: number; lastCommitMs: number }; rollups: { flushes: number; keys: number }; memory_mb: Record<string, number> };
+  // /healthz shows its counters only to a credential.
+  const login = await fetch(`http://127.0.0.1:${gw.port}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "admin@localhost", password: process.env.SVC_ADMIN_PASSWORD ?? PLACEHOLDER_ADMIN_PASSWORD }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as { writer: { batches: number; submissions: number; rows: number; lastCommitMs: number }; rollups: { flushes: number; keys: number }; memory_mb: Record<string, number> };
   gw.child.kill("SIGTERM");
   const exit = await gw.exited();
   clearInterval(sampler);
