@@ -205,6 +205,31 @@ describe("login: per-account delays", () => {
   });
 });
 
+describe("logout by cookie", () => {
+  it("is a cookie-authenticated write too: another site's Origin cannot end the session", async () => {
+    const victim = await loginAsAdmin(h.base);
+    const forged = await call(h.base, "POST", "/api/auth/logout", { headers: { cookie: victim.cookie, origin: "https://evil.example" } });
+    expect(forged.status).toBe(403);
+    expect((await call(h.base, "GET", "/api/auth/me", { headers: bearer(victim.token) })).status).toBe(200);
+    const own = await call(h.base, "POST", "/api/auth/logout", { headers: { cookie: victim.cookie, "sec-fetch-site": "same-origin" } });
+    expect(own.status).toBe(204);
+  });
+});
+
+describe("a placeholder secret", () => {
+  it("keeps the gateway on the loopback interface, and the log says so", async () => {
+    // An empty SVC_HOST counts as unset (the harness otherwise sets 127.0.0.1 explicitly).
+    const local = await startHarness({ env: { SVC_HOST: "" } });
+    try {
+      expect(local.gateway.port).toBeGreaterThan(0);
+      expect(local.logs.some((l) => l.includes("listening on the loopback interface (127.0.0.1) only: a shipped placeholder secret is in use"))).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${local.gateway.port}/healthz`)).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe("the session cookie in production", () => {
   let prod: Harness;
   const PASSWORD = "a-real-operator-password";
