@@ -69,9 +69,13 @@ describe("login", () => {
     expect(reply.json).toEqual(details ? { error, details } : { error });
   });
 
-  test("Secure is added only when a trusted proxy says the request came over https", async () => {
+  test("Secure (and the __Host- name) only when a trusted proxy says the request came over https", async () => {
     const viaProxy = await login(proxied, GOOD, { ...newClient(), "x-forwarded-proto": "https" });
-    expect(viaProxy.headers.get("set-cookie")).toMatch(/; Max-Age=43200; Secure$/);
+    expect(viaProxy.headers.get("set-cookie")).toMatch(/^__Host-svc_session=[^;]+; HttpOnly; SameSite=Lax; Path=\/; Max-Age=43200; Secure$/);
+    // Over https only the __Host- cookie is read.
+    const token = viaProxy.json.token as string;
+    expect((await me(proxied, { cookie: `__Host-svc_session=${token}`, "x-forwarded-proto": "https" })).status).toBe(200);
+    expect((await me(proxied, { cookie: `svc_session=${token}`, "x-forwarded-proto": "https" })).status).toBe(401);
     const plain = await login(proxied, GOOD, { ...newClient(), "x-forwarded-proto": "http" });
     expect(plain.headers.get("set-cookie")).not.toContain("Secure");
     // Without SVC_TRUST_PROXY anybody could send the header, so it is ignored.
