@@ -4,6 +4,8 @@ export interface SvcOptions {
   readonly endpoint: string;
   /** The site's registered domain, e.g. "example.com". */
   readonly domain: string;
+  /** The site's hit token `svc_hit_…`, when the operator set one: sent as `Authorization: Bearer …`. */
+  readonly token?: string;
   /** Also send requests from plain browsers (they are counted by the script already). Default false. */
   readonly humans?: boolean;
   /** Where the client address comes from: false = the peer (default), true = leftmost X-Forwarded-For, n = n-th from the right. */
@@ -27,6 +29,7 @@ export interface SvcOptions {
 export interface ResolvedOptions {
   readonly endpoint: string;
   readonly domain: string;
+  readonly token: string | undefined;
   readonly humans: boolean;
   readonly trustProxy: boolean | number;
   readonly timeoutMs: number;
@@ -90,10 +93,15 @@ export function resolveOptions(options: SvcOptions): ResolvedOptions {
     fail(`trustProxy must be true, false or a number of proxies (an integer >= 0), got ${JSON.stringify(trustProxy)}`);
   }
   if (options.onError !== undefined && typeof options.onError !== "function") fail("onError must be a function");
+  // The shape the gateway issues (svc_hit_ + 43 url-safe characters); the secret itself is never echoed back.
+  if (options.token !== undefined && (typeof options.token !== "string" || !/^svc_hit_[A-Za-z0-9_-]{43}$/.test(options.token))) {
+    fail("token must be the site's hit token as printed by the gateway: svc_hit_ followed by 43 characters");
+  }
   const batchSize = integerIn("batchSize", options.batchSize, MAX_BATCH_SIZE, 1, MAX_BATCH_SIZE);
   return {
     endpoint: url.href,
     domain: domain.trim(),
+    token: options.token,
     humans: booleanOr("humans", options.humans, false),
     trustProxy,
     // 5 s: a healthy collector answers in milliseconds; longer only holds a dead connection while hits pile up.

@@ -3,6 +3,8 @@ import { isPlainBrowser } from "./browser-ua.ts";
 import { resolveOptions, type ResolvedOptions, type SvcOptions } from "./options.ts";
 import { registerForExit, unregisterForExit } from "./exit-flush.ts";
 
+const JSON_HEADERS = { "content-type": "application/json" } as const;
+
 export interface SenderStats {
   /** Hits the collector acknowledged with a 2xx. */
   readonly sent: number;
@@ -303,7 +305,7 @@ export class HitSender {
     try {
       const response = await fetch(this.options.endpoint, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: this.options.token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, authorization: `Bearer ${this.options.token}` },
         body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });

@@ -47,6 +47,18 @@ describe.each(harnesses)("$name", (harness) => {
     expect(await eventually(site.stats, (s) => s.sent === 1)).toMatchObject({ sent: 1, dropped: 0, failed: 0, queued: 0 });
   });
 
+  it.each([
+    { token: undefined, header: undefined },
+    { token: `svc_hit_${"T".repeat(43)}`, header: `Bearer svc_hit_${"T".repeat(43)}` },
+  ])("sends the site's hit token as Authorization only when given (token: $token)", async ({ token, header }) => {
+    const c = await collector();
+    const site = await app({ svc: { endpoint: c.endpoint, domain: DOMAIN, ...(token ? { token } : {}) } });
+    await get(`${site.url}/blog`, { "user-agent": GPTBOT });
+    await site.closeSender();
+    expect(c.hits()).toHaveLength(1);
+    expect(c.authorizations).toEqual([header]);
+  });
+
   it("reports the status of the real response: a missing page is a 404", async () => {
     const c = await collector();
     const site = await app({ svc: { endpoint: c.endpoint, domain: DOMAIN } });

@@ -17,6 +17,8 @@ export interface Collector {
   readonly endpoint: string;
   /** Every POST body received, parsed, in arrival order. */
   readonly batches: Hit[][];
+  /** The Authorization header of each batch (undefined when none was sent), in the same order. */
+  readonly authorizations: (string | undefined)[];
   readonly hits: () => Hit[];
   /** Resolves once at least `count` hits arrived; rejects after `timeoutMs`. */
   waitForHits(count: number, timeoutMs?: number): Promise<Hit[]>;
@@ -38,6 +40,7 @@ function listen(server: Server): Promise<number> {
 
 export async function startCollector(mode: CollectorMode = "accept"): Promise<Collector> {
   const batches: Hit[][] = [];
+  const authorizations: (string | undefined)[] = [];
   const sockets = new Set<Socket>();
   let notify = (): void => undefined;
   const server = createServer(async (req, res) => {
@@ -65,6 +68,7 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
       return;
     }
     batches.push(parsed as Hit[]);
+    authorizations.push(req.headers.authorization);
     res.writeHead(202).end();
     notify();
   });
@@ -77,6 +81,7 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
   return {
     endpoint: `http://127.0.0.1:${port}/api/hit`,
     batches,
+    authorizations,
     hits,
     waitForHits(count, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {

@@ -42,6 +42,8 @@ describe("options", () => {
     [{ ...valid, maxQueue: 0 }, "maxQueue must be an integer from 1 to 1000000"],
     [{ ...valid, flushIntervalMs: -5 }, "flushIntervalMs must be an integer from 1 to 3600000"],
     [{ ...valid, onError: "console" }, "onError must be a function"],
+    [{ ...valid, token: "svc_live_" + "x".repeat(43) }, "token must be the site's hit token"],
+    [{ ...valid, token: "svc_hit_short" }, "token must be the site's hit token"],
     [null, "options must be an object"],
   ])("%j is refused: %s", (options, message) => {
     expect(() => new HitSender(options as unknown as SvcOptions)).toThrow(SvcOptionsError);

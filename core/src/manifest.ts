@@ -85,7 +85,7 @@ export function buildManifest(site: ManifestSite, config: ManifestConfig): Manif
     ...(config.city ? [{ field: "city", description: "city looked up from the IP address at receipt; the IP address is then discarded" }] : []),
     { field: "device", description: "device class (desktop, mobile, tablet, other), browser name and OS name, without versions" },
     { field: "screen_width", description: "the screen width in pixels" },
-    { field: "event", description: "event name and its props; props must be non-identifying and values that look like e-mail addresses are dropped" },
+    { field: "event", description: "event name and its props; props must be non-identifying and values that look like e-mail addresses are dropped; an e-mail address in a page path, event name or UTM value is replaced by \"(email)\"" },
     { field: "actor", description: "one of the actor labels below, with the rule that decided it" },
     { field: "visitor_hash", description: `${VISITOR_HASH_FORMULA}, valid for one UTC day` },
     { field: "timestamp", description: "when the event or request happened" },

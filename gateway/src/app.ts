@@ -30,6 +30,7 @@ import { siteRoutes } from "./routes/sites.ts";
 import { teamRoutes } from "./routes/team.ts";
 import { loadTrackerAsset } from "./routes/tracker-asset.ts";
 import { SiteCache } from "./sites/site-cache.ts";
+import { createIngestLimits } from "./ingest/rate-limits.ts";
 import type { Database } from "./storage/database.ts";
 import { saltForDay } from "./storage/salts.ts";
 import { commitRows } from "./storage/writer.ts";
@@ -71,7 +72,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const pool = database.pool;
   const counters = new RejectionCounters();
-  const auth = await createAuthenticator({ pool, config: config.auth, clock, log });
+  const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
+  const auth = await createAuthenticator({ pool, config: config.auth, clock, log, web });
+  const limits = createIngestLimits({ eventRatePerClient: config.eventRatePerClient, hitRatePerSite: config.hitRatePerSite, now: clock.now });
 
   const maintenance = new Maintenance(pool, clock, log);
   await maintenance.runOnce();
@@ -127,19 +130,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
 
   const router = new Router();
-  authRoutes(router, { auth, trustProxy: config.trustProxy, now: clock.now, log });
-  ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters });
-  publicRoutes(router, { pool, sites, tracker, country, actors, writer, rollups, counters, live, defaultPartitionRows: () => maintenance.defaultRows });
-  siteRoutes(router, { pool, sites, authenticate: auth.authenticate });
-  goalRoutes(router, { pool, clock, authenticate: auth.authenticate });
+  authRoutes(router, { auth, web, now: clock.now, log });
+  ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters, limits });
+  publicRoutes(router, {
+    pool, sites, tracker, country, actors, writer, rollups, counters, live, defaultPartitionRows: () => maintenance.defaultRows,
+    limits: limits.stats, authenticate: auth.authenticate,
+  });
+  siteRoutes(router, { pool, sites, authenticate: auth.authenticate, authenticateAdmin: auth.authenticateAdmin });
+  goalRoutes(router, { pool, clock, authenticate: auth.authenticate, authenticateAdmin: auth.authenticateAdmin });
   readRoutes(router, { pool, clock, authenticate: auth.authenticate, settle: () => rollups.settle() });
-  liveRoutes(router, { pool, clock, hub: live, actors, authenticate: auth.authenticate, settle: () => rollups.settle() });
+  liveRoutes(router, {
+    pool, clock, hub: live, actors, authenticate: auth.authenticate, credentialId: auth.credentialId,
+    streamsPerCredential: config.liveStreamsPerCredential, settle: () => rollups.settle(),
+  });
   teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
   // Anomalies and insights: rollup reads, plus two scheduled fibers (hourly anomaly scan, weekly insights).
   const detector = new AnomalyDetector(pool, clock.now);
   const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
   anomalyRoutes(router, { pool, detector, authenticate: auth.authenticate, settle: () => rollups.settle() });
-  insightRoutes(router, { pool, insights, authenticate: auth.authenticate, settle: () => rollups.settle() });
+  insightRoutes(router, { pool, insights, authenticate: auth.authenticate, authenticateAdmin: auth.authenticateAdmin, settle: () => rollups.settle() });
   const scheduled = [anomalyScan(pool, detector, log), insightsSchedule(insights, config.llm.insightsEveryHours, log)].flatMap((t) => (t ? [t] : []));
   for (const task of scheduled) task.start();
   openapiRoutes(router);
@@ -160,7 +169,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return errorResponse(error);
     },
   });
-  log.info("gateway listening", { port: server.port, transport: transport.name, sites: sites.size });
+  log.info("gateway listening", { port: server.port, transport: transport.name, sites: sites.size, trust_proxy: config.trustProxy.source });
+  if (config.hostReason === "placeholder secret") {
+    log.warn("listening on the loopback interface (127.0.0.1) only: a shipped placeholder secret is in use. Set SVC_ADMIN_PASSWORD and SVC_JWT_SECRET, then SVC_HOST, to accept other machines.");
+  }
 
   return {
     port: server.port,

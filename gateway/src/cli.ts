@@ -3,7 +3,8 @@
 // Exit codes: 0 done, 2 a mistake in the command or its input (one line on stderr), 1 anything else.
 import { parseArgs } from "node:util";
 import { openDatabase, type Database } from "./storage/database.ts";
-import { addSite, listSites, normaliseDomain, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
+import { generateHitToken, hashHitToken } from "./sites/hit-token.ts";
+import { addSite, describeSite, listSites, normaliseDomain, setHitTokenHash, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
 import { isStorageError } from "./storage/storage-error.ts";
 
 const HELP = `svc — operator commands
@@ -12,13 +13,18 @@ Usage:
   npm run svc -- site add <domain> [--retention DAYS] [--name NAME] [--json]
   npm run svc -- site list [--json]
   npm run svc -- site rename <id> <domain> [--json]
+  npm run svc -- site token <id> [--clear] [--json]
   npm run svc -- --help
 
   <domain>     the hostname the tracker reports (location.hostname): "https://Example.com/x" is stored
                as example.com; www.example.com is a different site from example.com
   --retention  days of raw rows and rollups to keep, ${MIN_RETENTION_DAYS}..${MAX_RETENTION_DAYS} (default ${DEFAULT_RETENTION_DAYS} = 13 months)
   --name       a display name
+  --clear      (site token) remove the hit token: /api/hit for the site needs none again
   --json       print JSON instead of text
+
+  site token   makes a new hit token (replacing the old one) and prints it once: from then on /api/hit for
+               that site needs Authorization: Bearer svc_hit_… (the middleware's \`token\` option)
 
 Environment:
   DATABASE_URL   PostgreSQL to use; unset = the embedded PostgreSQL of the gateway
@@ -32,6 +38,7 @@ interface Parsed {
   retention: string | undefined;
   name: string | undefined;
   json: boolean;
+  clear: boolean;
   help: boolean;
 }
 
@@ -45,10 +52,11 @@ function parse(argv: string[]): Parsed {
         retention: { type: "string" },
         name: { type: "string" },
         json: { type: "boolean", default: false },
+        clear: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
-    return { positionals, retention: values.retention, name: values.name, json: values.json === true, help: values.help === true };
+    return { positionals, retention: values.retention, name: values.name, json: values.json === true, clear: values.clear === true, help: values.help === true };
   } catch (error) {
     throw new UsageError((error as Error).message.split("\n")[0]!);
   }
@@ -72,8 +80,8 @@ function checkDomain(text: string): string {
 }
 
 function table(sites: SiteRecord[]): string {
-  const header = ["ID", "DOMAIN", "NAME", "RETENTION", "CREATED"];
-  const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.created_at.slice(0, 10)]);
+  const header = ["ID", "DOMAIN", "NAME", "RETENTION", "HIT TOKEN", "CREATED"];
+  const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.hit_token_hash ? "yes" : "no", s.created_at.slice(0, 10)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
 }
@@ -111,13 +119,13 @@ async function run(argv: string[]): Promise<void> {
       const domain = checkDomain(rest[0]!);
       const retention = parseRetention(args.retention);
       const site = await withDatabase((db) => addSite(db.pool, { domain, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }) }));
-      print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days)`, site);
+      print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days)`, describeSite(site));
       return;
     }
     case "list": {
       if (rest.length !== 0) throw new UsageError("usage: site list [--json]");
       const sites = await withDatabase((db) => listSites(db.pool));
-      print(sites.length === 0 ? "no sites yet; add one with: npm run svc -- site add <domain>" : table(sites), sites);
+      print(sites.length === 0 ? "no sites yet; add one with: npm run svc -- site add <domain>" : table(sites), sites.map(describeSite));
       return;
     }
     case "rename": {
@@ -125,11 +133,21 @@ async function run(argv: string[]): Promise<void> {
       const id = parseId(rest[0]!);
       const domain = checkDomain(rest[1]!);
       const site = await withDatabase((db) => updateSite(db.pool, id, { domain }));
-      print(`site ${site.id} is now ${site.domain}`, site);
+      print(`site ${site.id} is now ${site.domain}`, describeSite(site));
+      return;
+    }
+    case "token": {
+      if (rest.length !== 1) throw new UsageError("usage: site token <id> [--clear]");
+      const id = parseId(rest[0]!);
+      const token = args.clear ? null : generateHitToken();
+      const found = await withDatabase((db) => setHitTokenHash(db.pool, id, token === null ? null : hashHitToken(token)));
+      if (!found) throw new UsageError(`no site with id ${id}`);
+      if (token === null) print(`site ${id}: hit token removed; /api/hit needs none`, { id, hit_token_set: false });
+      else print(`site ${id}: new hit token (shown only now; the old one, if any, stops working at once):\n${token}`, { id, hit_token_set: true, hit_token: token });
       return;
     }
     default:
-      throw new UsageError(`unknown site command ${JSON.stringify(command ?? "")}: use add, list or rename (try --help)`);
+      throw new UsageError(`unknown site command ${JSON.stringify(command ?? "")}: use add, list, rename or token (try --help)`);
   }
 }
 

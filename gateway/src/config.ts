@@ -5,16 +5,29 @@ import { Config, ConfigProvider, Effect, Option, Result } from "effect";
 import type { LogLevel } from "./log.ts";
 import { AUTH_ENV_NAMES, AUTH_MODES, type AuthConfig, DEFAULT_TEAM_CLAIM, MIN_JWT_SECRET_LENGTH, resolveAuthConfig, SECRET_ENV_NAMES } from "./auth/auth-config.ts";
 
+import { parseTrustProxy, type TrustProxy } from "./ingest/client-ip.ts";
+import { DEFAULT_EVENT_RATE_PER_CLIENT, DEFAULT_HIT_RATE_PER_SITE } from "./ingest/rate-limits.ts";
 import { repoRoot } from "./repo-root.ts";
 
 export interface GatewayConfig {
   readonly port: number;
+  /** Where to listen: SVC_HOST, else 0.0.0.0, or 127.0.0.1 while a placeholder secret is in use. */
   readonly host: string;
+  /** Why `host` is what it is, for the boot log line. */
+  readonly hostReason: "explicit" | "default" | "placeholder secret";
   readonly transport: "uws" | "node";
   readonly databaseUrl: string | null;
   readonly dataDir: string;
-  /** Number of reverse-proxy hops whose X-Forwarded-For entries are trusted (0 = use the socket address). */
-  readonly trustProxy: number;
+  /** Reverse proxies whose X-Forwarded-* headers are believed: a hop count or networks (see ingest/client-ip.ts). */
+  readonly trustProxy: TrustProxy;
+  /** Origins besides the gateway's own that cookie-authenticated writes may come from (SVC_ALLOWED_ORIGINS). */
+  readonly allowedOrigins: readonly string[];
+  /** Concurrent live streams one credential may hold (SVC_LIVE_STREAMS_PER_CREDENTIAL). */
+  readonly liveStreamsPerCredential: number;
+  /** Sustained /api/event requests per second per client; 0 = unlimited (SVC_EVENT_RATE_PER_CLIENT). */
+  readonly eventRatePerClient: number;
+  /** Sustained /api/hit rows per second per site; 0 = unlimited (SVC_HIT_RATE_PER_SITE). */
+  readonly hitRatePerSite: number;
   readonly geoipPath: string | null;
   readonly trackerPath: string;
   readonly logLevel: LogLevel;
@@ -76,15 +89,26 @@ const optionalString = (name: string) => Config.String(name).pipe(Config.option,
 
 const ENTRIES = {
   SVC_PORT: entry(Config.Int("SVC_PORT").pipe(Config.withDefault(8080)), "an integer port 0..65535", (p) => p >= 0 && p <= 65535),
-  SVC_HOST: entry(Config.NonEmptyString("SVC_HOST").pipe(Config.withDefault("0.0.0.0")), "a host or address to bind"),
+  SVC_HOST: entry(optionalString("SVC_HOST"), "a host or address to bind", (h) => h === null || h.trim() !== ""),
   SVC_HTTP: entry(Config.Literals(["uws", "node"], "SVC_HTTP").pipe(Config.withDefault("uws" as const)), `"uws" or "node"`),
-  DATABASE_URL: entry(optionalString("DATABASE_URL"), "a postgres:// URL", (u) => u === null || /^postgres(ql)?:\/\//.test(u)),
+  DATABASE_URL: entry(optionalString("DATABASE_URL"), "a postgres:// URL", (u) => u === null || /^postgres(ql)?:\/\/\S+$/.test(u)),
   SVC_DATA_DIR: entry(Config.NonEmptyString("SVC_DATA_DIR").pipe(Config.withDefault("./.svc-data")), "a directory path"),
   SVC_TRUST_PROXY: entry(
     Config.String("SVC_TRUST_PROXY").pipe(Config.withDefault("0")),
-    "false, true (= 1) or the number of trusted proxy hops 0..10",
-    (v) => /^(false|true|\d+)$/.test(v) && (v === "false" || v === "true" || Number(v) <= 10),
+    "false, true (= 1), the number of trusted proxy hops 0..10, or comma-separated proxy addresses/CIDRs (10.0.0.0/8,fd00::/8)",
+    (v) => parseTrustProxy(v) !== null,
   ),
+  SVC_ALLOWED_ORIGINS: entry(
+    Config.String("SVC_ALLOWED_ORIGINS").pipe(Config.withDefault("")),
+    "comma-separated origins such as https://stats.example.com (scheme, host and port only)",
+    (v) => splitList(v).every((o) => canonicalOrigin(o) === o.toLowerCase()),
+  ),
+  // 20: a person with a few dashboard tabs open and a wall display; 429 beyond, so one leaked credential
+  // cannot hold thousands of sockets.
+  SVC_LIVE_STREAMS_PER_CREDENTIAL: entry(Config.Int("SVC_LIVE_STREAMS_PER_CREDENTIAL").pipe(Config.withDefault(20)), "an integer 1..10000", (n) => n >= 1 && n <= 10_000),
+  // See ingest/rate-limits.ts for why these numbers.
+  SVC_EVENT_RATE_PER_CLIENT: entry(Config.Int("SVC_EVENT_RATE_PER_CLIENT").pipe(Config.withDefault(DEFAULT_EVENT_RATE_PER_CLIENT)), "an integer 0..1000000 (requests per second; 0 = unlimited)", (n) => n >= 0 && n <= 1_000_000),
+  SVC_HIT_RATE_PER_SITE: entry(Config.Int("SVC_HIT_RATE_PER_SITE").pipe(Config.withDefault(DEFAULT_HIT_RATE_PER_SITE)), "an integer 0..10000000 (hits per second; 0 = unlimited)", (n) => n >= 0 && n <= 10_000_000),
   SVC_GEOIP_PATH: entry(optionalString("SVC_GEOIP_PATH"), "a path to a .mmdb country database"),
   SVC_TRACKER_PATH: entry(optionalString("SVC_TRACKER_PATH"), "a path to the built svc.js"),
   SVC_LOG_LEVEL: entry(Config.Literals(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)), "debug, info, warn or error"),
@@ -121,17 +145,22 @@ const ENTRIES = {
   SVC_INSIGHTS_EVERY_HOURS: entry(Config.Int("SVC_INSIGHTS_EVERY_HOURS").pipe(Config.withDefault(168)), "an integer 0..8784 (hours; 0 = only on request)", (n) => n >= 0 && n <= 8784),
 } as const;
 
+/** Every variable the gateway reads (.env.example and the README list them all; a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ENTRIES);
+
 type Values = { [K in keyof typeof ENTRIES]: (typeof ENTRIES)[K] extends Entry<infer T> ? T : never };
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+export function loadConfig(rawEnv: Record<string, string | undefined> = process.env): GatewayConfig {
+  // An empty variable counts as unset: docker-compose.yml passes optional settings as `${NAME:-}`.
+  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== ""));
   const provider = ConfigProvider.fromEnvRecord(env);
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, e] of Object.entries(ENTRIES) as Array<[string, Entry<unknown>]>) {
     const result = Effect.runSync(Effect.result(e.config.parse(provider)));
     if (Result.isFailure(result) || (e.check && !e.check(result.success))) {
-      // A secret never reaches the boot log, even a malformed one.
-      const shown = SECRET_ENV_NAMES.has(name) ? "(hidden)" : JSON.stringify(env[name] ?? "");
+      // A secret never reaches the boot log, even a malformed one; nor does a password inside a URL.
+      const shown = SECRET_ENV_NAMES.has(name) ? "(hidden)" : JSON.stringify(redactUrlPasswords(env[name] ?? ""));
       problems.push(`${name}=${shown} is invalid: expected ${e.expected}`);
       continue;
     }
@@ -147,15 +176,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       })
     : null;
   if (auth) problems.push(...auth.problems);
+  // A placeholder secret means anyone who can reach the port can sign in: such a gateway listens on loopback
+  // only, and an explicit non-loopback SVC_HOST is refused rather than quietly narrowed.
+  const placeholders = auth && auth.config.mode === "admin" ? auth.config.placeholders : [];
+  if ("SVC_HOST" in values && v.SVC_HOST !== null && placeholders.length > 0 && !isLoopbackHost(v.SVC_HOST)) {
+    problems.push(`SVC_HOST=${JSON.stringify(v.SVC_HOST)} exposes the gateway beyond this machine while ${placeholders.join(" and ")} ${placeholders.length > 1 ? "are" : "is"} the shipped placeholder: set ${placeholders.length > 1 ? "them" : "it"} first (or unset SVC_HOST to listen on 127.0.0.1 only)`);
+  }
   if (problems.length > 0 || !auth) throw new ConfigInvalid(problems);
-  const trust = v.SVC_TRUST_PROXY === "false" ? 0 : v.SVC_TRUST_PROXY === "true" ? 1 : Number(v.SVC_TRUST_PROXY);
+  const host = v.SVC_HOST !== null ? v.SVC_HOST : placeholders.length > 0 ? "127.0.0.1" : "0.0.0.0";
   return {
     port: v.SVC_PORT,
-    host: v.SVC_HOST,
+    host,
+    hostReason: v.SVC_HOST !== null ? "explicit" : placeholders.length > 0 ? "placeholder secret" : "default",
     transport: v.SVC_HTTP,
     databaseUrl: v.DATABASE_URL,
     dataDir: path.resolve(v.SVC_DATA_DIR),
-    trustProxy: trust,
+    trustProxy: parseTrustProxy(v.SVC_TRUST_PROXY)!,
+    allowedOrigins: splitList(v.SVC_ALLOWED_ORIGINS).map((o) => o.toLowerCase()),
+    liveStreamsPerCredential: v.SVC_LIVE_STREAMS_PER_CREDENTIAL,
+    eventRatePerClient: v.SVC_EVENT_RATE_PER_CLIENT,
+    hitRatePerSite: v.SVC_HIT_RATE_PER_SITE,
     geoipPath: v.SVC_GEOIP_PATH,
     trackerPath: v.SVC_TRACKER_PATH ?? path.join(repoRoot, "tracker/dist/svc.js"),
     logLevel: v.SVC_LOG_LEVEL,
@@ -180,4 +220,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       insightsEveryHours: v.SVC_INSIGHTS_EVERY_HOURS,
     },
   };
+}
+
+const splitList = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(Boolean);
+
+/** `scheme://host[:port]` of an http(s) URL, lower-case, default port dropped; null when it is not one. */
+export function canonicalOrigin(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    return url.origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host.trim().toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host.trim());
+
+/** `postgres://user:secret@host` → `postgres://user:***@host`, anywhere in a text (boot errors, echoed values). */
+export function redactUrlPasswords(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, "$1:***@");
 }

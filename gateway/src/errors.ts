@@ -16,6 +16,7 @@ export const REJECTIONS = {
   conflict: { status: 409, message: "conflict" },
   // The body was valid, yet PostgreSQL refused a row made from it (group-commit.ts): retrying cannot help.
   unstorable: { status: 422, message: "the database refused this request's data; nothing of it was stored" },
+  unsupported_media_type: { status: 415, message: "unsupported media type" },
   rate_limited: { status: 429, message: "rate limited" },
   internal: { status: 500, message: "internal error" },
   overloaded: { status: 503, message: "overloaded" },
@@ -39,8 +40,8 @@ export class ApiError extends Error {
   }
 }
 
-/** What ingest dropped without rejecting the request: e-mail-looking prop values. */
-export type Drop = "props_dropped";
+/** What ingest dropped without rejecting the request: e-mail-looking props, and addresses cut out of paths, event names and UTM values. */
+export type Drop = "props_dropped" | "emails_dropped";
 
 /** Counts of every rejection and drop by reason since boot, reported by /healthz. */
 export class RejectionCounters {

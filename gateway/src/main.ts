@@ -1,5 +1,5 @@
 // `npm start`: read the configuration, open (or start) the database, run the gateway until SIGTERM/SIGINT.
-import { ConfigInvalid, loadConfig } from "./config.ts";
+import { ConfigInvalid, loadConfig, redactUrlPasswords } from "./config.ts";
 import { type Gateway, startGateway } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { type Database, openDatabase } from "./storage/database.ts";
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`svc gateway: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  // redactUrlPasswords: a driver error may quote the connection string it was given.
+  process.stderr.write(`svc gateway: failed to start: ${redactUrlPasswords(error instanceof Error ? error.message : String(error))}\n`);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isReservedAddress, openCountryLookup } from "../src/geo/country.ts";
-import { clientIp } from "../src/ingest/client-ip.ts";
+import { clientIp, limiterKey, parseTrustProxy } from "../src/ingest/client-ip.ts";
 
 describe("country lookup", () => {
   const country = openCountryLookup(null);
@@ -47,6 +47,6 @@ describe("client address behind proxies", () => {
     ["address with a port from a proxy", "10.0.0.2", "203.0.113.7:51234", 1, "203.0.113.7"],
     ["garbage in the header", "10.0.0.2", "not-an-ip", 1, null],
   ])("%s", (_name, peer, xff, hops, expected) => {
-    expect(clientIp(peer, xff, hops)).toBe(expected);
+    expect(clientIp(peer, xff, parseTrustProxy(String(hops))!)).toBe(expected);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { updateSite } from "../src/storage/sites.ts";
 import { commitRows } from "../src/storage/writer.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
+import { loginAsAdmin } from "./support/auth.ts";
 
 const GB_IP = "81.2.69.142";
 const US_IP = "8.8.8.8";
@@ -143,8 +144,9 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
     expect((await fetch(`${h.base}/api/sites/unknown.example/manifest`)).status).toBe(404);
   });
 
-  it("reports health with the database up", async () => {
-    const res = await fetch(`${h.base}/healthz`);
+  it("reports health with the database up (the counters to a credential)", async () => {
+    const { token } = await loginAsAdmin(h.base);
+    const res = await fetch(`${h.base}/healthz`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ status: "ok", database: "up" });

@@ -73,3 +73,33 @@ describe("no IP address is stored or logged", () => {
     expect(leaks).toEqual([]);
   });
 });
+
+describe("no e-mail address is stored: paths, event names and UTM values too, not only props", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sites: ["mail.example"] });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("cuts each address out before the row is written, counts it, and the raw tables and rollups hold none", async () => {
+    const sent = await post(
+      h.base,
+      "/api/event",
+      { d: "mail.example", n: "invited jane.doe@example.org", u: "https://mail.example/u/jane.doe%40example.org/edit?utm_source=bob@example.net&utm_medium=email" },
+      { "user-agent": UA.chrome },
+    );
+    expect(sent.status).toBe(202);
+    const hit = await post(h.base, "/api/hit", { domain: "mail.example", method: "GET", path: "/unsubscribe/carol@example.com", status: 200, user_agent: UA.gptbot, referrer: null, ip: "81.2.69.142" });
+    expect(hit.status).toBe(202);
+    const event = (await h.pool.query("select name, page, utm_source, utm_medium from events")).rows[0];
+    expect(event).toEqual({ name: "invited (email)", page: "/u/(email)/edit", utm_source: "(email)", utm_medium: "email" });
+    expect((await h.pool.query("select page from hits")).rows).toEqual([{ page: "/unsubscribe/(email)" }]);
+    await h.gateway.rollups.settle();
+    const dump = await dumpDatabase(h.pool, h.url);
+    for (const address of ["jane.doe", "bob@example.net", "carol@example.com"]) expect(dump).not.toContain(address);
+    // u, n and the URL's utm_source on the event; the hit's path.
+    expect(h.gateway.counters.counts["emails_dropped"]).toBe(4);
+  });
+});

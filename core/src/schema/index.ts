@@ -4,3 +4,4 @@ export { dropEmailProps, looksLikeEmail, PropsSchema, storedProps, type PropValu
 export { isStoredText, STORED_TEXT_MESSAGE, storedNullableText, storedText } from "./stored-text.ts";
 export { BrowserEventBody, decodeBrowserEvent, decodeBrowserEventWithSchema, type BrowserEvent, type BrowserEventWire, type Decoded } from "./browser-event.ts";
 export { decodeServerHits, decodeServerHitsWithSchema, ServerHitBody, ServerHitsBody, type ServerHit, type ServerHitWire } from "./server-hit.ts";
+export { dropEmailsFromEvent, dropEmailsFromHit, EMAIL_PLACEHOLDER } from "./emails.ts";

@@ -7,11 +7,12 @@ import { type Operation, OPERATIONS } from "./operations.ts";
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid query or body (`details` lists every bad field).",
   401: "No credential, or a malformed, wrong, expired or revoked one.",
-  403: "The site belongs to another team, or an API key was used where a session is needed.",
+  403: "The site belongs to another team, a read-only API key was used for a write, an API key where a session is needed, or a cookie-authenticated write came from another origin.",
   404: "Unknown site (or goal, key).",
   409: "Conflict: the domain or goal name is taken.",
   413: "Body over 64 KB.",
   422: "Valid, but the database refused a row made from it; nothing of the request was stored, and retrying cannot help.",
+  415: "A cookie-authenticated write that is not application/json.",
   429: "Rate limited.",
   503: "Overloaded or shutting down.",
 };
@@ -21,7 +22,9 @@ type Json = Record<string, unknown>;
 function errorStatuses(op: Operation): number[] {
   const set = new Set<number>(op.errors ?? []);
   if (op.security !== "none") set.add(401);
-  if (op.security === "session") set.add(403);
+  if (op.security === "session" || op.security === "admin") set.add(403);
+  // Cookie-authenticated writes must be JSON (auth/csrf.ts).
+  if (op.security !== "none" && op.method !== "GET") set.add(415);
   if (op.query || op.body) set.add(400);
   return [...set].sort((a, b) => a - b);
 }
@@ -80,6 +83,7 @@ export function buildOpenApiDocument(version: string): Json {
       responses,
     };
     if (op.security === "session") operation["x-svc-session-only"] = true;
+    if (op.security === "admin") operation["x-svc-scope"] = "admin";
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operation;
   }
 
@@ -91,7 +95,7 @@ export function buildOpenApiDocument(version: string): Json {
       description:
         "Privacy-first, cookieless analytics. Every row carries one of five actors (human, human_via_ai, ai_crawler, ai_agent, bot). " +
         "Read routes answer from rollups for whole UTC days ending today: `days` 1..366 (default 30), `actor` one of the five or `all` (default human). " +
-        "Errors are JSON `{error, details?}`. Operations marked x-svc-session-only refuse API keys with 403.",
+        "Errors are JSON `{error, details?}`. Operations marked x-svc-session-only refuse API keys with 403; those marked x-svc-scope: admin refuse read-only API keys with 403.",
     },
     servers: [{ url: "/" }],
     tags: ["ingest", "public", "auth", "sites", "goals", "read", "team"].map((name) => ({ name })),

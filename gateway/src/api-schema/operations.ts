@@ -9,7 +9,8 @@ import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, Sta
 import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
-export type Security = "none" | "credential" | "session";
+/** none; credential: any (a read key is enough); admin: a session, a JWT or an admin key; session: a person only. */
+export type Security = "none" | "credential" | "admin" | "session";
 
 export interface OperationResponse {
   readonly status: number;
@@ -44,14 +45,15 @@ export const OPERATIONS: readonly Operation[] = [
   // Ingest (routes/ingest.ts)
   {
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
-    description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed.",
+    description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed. At most SVC_EVENT_RATE_PER_CLIENT requests a second per client (bursts of 30 s worth), then 429 with Retry-After.",
     body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"],
-    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 503],
+    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 429, 503],
   },
   { method: "OPTIONS", path: "/api/event", tag: "ingest", security: "none", summary: "CORS preflight for /api/event", responses: [{ status: 204, description: "CORS headers." }] },
   {
     method: "POST", path: "/api/hit", tag: "ingest", security: "none", summary: "Record server hits (the middleware), one object or an array of up to 100",
-    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 503],
+    description: "A site with a hit token needs `Authorization: Bearer svc_hit_…` (401 otherwise). At most SVC_HIT_RATE_PER_SITE hits a second per site (bursts of 30 s worth), then 429 with Retry-After.",
+    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 413, 422, 429, 503],
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },
@@ -59,7 +61,7 @@ export const OPERATIONS: readonly Operation[] = [
     method: "GET", path: "/api/sites/{domain}/manifest", tag: "public", security: "none", summary: "The site's collection manifest",
     pathParams: { domain: "The site's domain." }, responses: [ok(Manifest)], errors: [404],
   },
-  { method: "GET", path: "/healthz", tag: "public", security: "none", summary: "Health and counters", responses: [ok(Health), { status: 503, description: "Database down.", schema: Health }] },
+  { method: "GET", path: "/healthz", tag: "public", security: "none", summary: "Health (`status` only without a credential; counters with one)", responses: [ok(Health), { status: 503, description: "Database down.", schema: Health }] },
   { method: "GET", path: "/api/openapi.json", tag: "public", security: "none", summary: "This document (OpenAPI 3.1)", responses: [{ status: 200, description: "OpenAPI 3.1 JSON." }] },
   // Authentication and keys (routes/auth.ts)
   {
@@ -77,9 +79,9 @@ export const OPERATIONS: readonly Operation[] = [
   },
   // Sites (routes/sites.ts)
   { method: "GET", path: "/api/sites", tag: "sites", security: "credential", summary: "The team's sites", responses: [ok(SiteList)] },
-  { method: "POST", path: "/api/sites", tag: "sites", security: "credential", summary: "Register a site", body: CreateSite, responses: [{ status: 201, description: "Created.", schema: Site }], errors: [409] },
+  { method: "POST", path: "/api/sites", tag: "sites", security: "admin", summary: "Register a site", body: CreateSite, responses: [{ status: 201, description: "Created.", schema: Site }], errors: [409] },
   {
-    method: "PATCH", path: "/api/sites/{id}", tag: "sites", security: "credential", summary: "Change a site's domain, name or retention",
+    method: "PATCH", path: "/api/sites/{id}", tag: "sites", security: "admin", summary: "Change a site's domain, name or retention",
     description: "A new domain takes effect at once: ingest for the old domain answers 404 immediately.",
     pathParams: SITE_ID, body: PatchSite, responses: [ok(Site)], errors: [...SITE_ERRORS, 409],
   },
@@ -89,11 +91,11 @@ export const OPERATIONS: readonly Operation[] = [
     pathParams: SITE_ID, query: GoalsQuery, responses: [ok(GoalsReport)], errors: SITE_ERRORS,
   },
   {
-    method: "POST", path: "/api/sites/{id}/goals", tag: "goals", security: "credential", summary: "Create a goal (an exact event name)",
+    method: "POST", path: "/api/sites/{id}/goals", tag: "goals", security: "admin", summary: "Create a goal (an exact event name)",
     pathParams: SITE_ID, body: CreateGoal, responses: [{ status: 201, description: "Created.", schema: Goal }], errors: [...SITE_ERRORS, 409],
   },
   {
-    method: "DELETE", path: "/api/sites/{id}/goals/{goalId}", tag: "goals", security: "credential", summary: "Delete a goal (its events remain)",
+    method: "DELETE", path: "/api/sites/{id}/goals/{goalId}", tag: "goals", security: "admin", summary: "Delete a goal (its events remain)",
     pathParams: { ...SITE_ID, goalId: "The goal's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
   },
   // Read routes (routes/read.ts)
@@ -122,15 +124,15 @@ export const OPERATIONS: readonly Operation[] = [
     pathParams: SITE_ID, responses: [ok(InsightsResponse)], errors: SITE_ERRORS,
   },
   {
-    method: "POST", path: "/api/sites/{id}/insights/run", tag: "read", security: "credential", summary: "Run insights now (a write, like goal creation)",
+    method: "POST", path: "/api/sites/{id}/insights/run", tag: "read", security: "admin", summary: "Run insights now (spends the team's model budget: a session or an admin key)",
     description: "Sends the aggregate to the team's provider and stores the result (status error with the reason when the provider failed). With provider none nothing is sent: status empty, reason `provider none`. 409 while a run of the site is in flight.",
     pathParams: SITE_ID, responses: [ok(InsightsResponse)], errors: [...SITE_ERRORS, 409],
   },
   // Live stream
   {
     method: "GET", path: "/api/sites/{id}/live", tag: "read", security: "credential", summary: "Live rollup deltas (Server-Sent Events)",
-    description: "On connect a snapshot (today's totals per actor, visitors in the last 5 minutes), then one delta per writer flush; a heartbeat every 15 s. A client that falls behind is told to resync and dropped.",
-    pathParams: SITE_ID, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: SITE_ERRORS,
+    description: "On connect a snapshot (today's totals per actor, visitors in the last 5 minutes), then one delta per writer flush; a heartbeat every 15 s, at which the credential is checked again (`revoked`, then the end, once it is revoked, logged out or expired). A client that falls behind is told to resync and dropped. At most SVC_LIVE_STREAMS_PER_CREDENTIAL (20) streams per credential: 429 beyond.",
+    pathParams: SITE_ID, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SITE_ERRORS, 429],
   },
   // Team settings (routes/team.ts)
   { method: "GET", path: "/api/team/llm", tag: "team", security: "session", summary: "The team's language-model settings (keys never returned)", responses: [ok(LlmSettings)] },

@@ -2,6 +2,11 @@
 // behaviour so /api/openapi.json covers every route. The ingest bodies are core's own schemas, used as-is.
 import { Schema } from "effect";
 import { isStorableName } from "./common.ts";
+import { SCOPES } from "../auth/principal.ts";
+
+const Scope = Schema.Literals(SCOPES).annotate({
+  description: "`read`: every read route, the live stream and the MCP server. `admin`: also sites and goals (writes). Sessions are admin.",
+});
 
 export const LoginBody = Schema.Struct({
   email: Schema.String.check(Schema.isMaxLength(320)),
@@ -17,14 +22,19 @@ export const Me = Schema.Struct({
   team_id: Schema.Int,
   via: Schema.Literals(["session", "api_key", "jwt"]),
   subject: Schema.String,
+  scope: Scope,
   mode: Schema.Literals(["admin", "jwt"]),
 }).annotate({ identifier: "Me" });
 
-export const CreateKeyBody = Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100), isStorableName) }).annotate({ identifier: "CreateApiKey" });
+export const CreateKeyBody = Schema.Struct({
+  name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100), isStorableName),
+  scope: Schema.optionalKey(Scope.annotate({ description: "Default `read`." })),
+}).annotate({ identifier: "CreateApiKey" });
 
 export const CreatedKey = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
+  scope: Scope,
   key: Schema.String.annotate({ description: "`svc_live_…`: shown only in this response; stored only as a hash." }),
   created_at: Schema.String,
 }).annotate({ identifier: "CreatedApiKey" });
@@ -34,6 +44,7 @@ export const KeyList = Schema.Struct({
     Schema.Struct({
       id: Schema.Int,
       name: Schema.String,
+      scope: Scope,
       prefix: Schema.String,
       last4: Schema.String,
       created_at: Schema.String,
@@ -54,9 +65,12 @@ export const Manifest = Schema.Struct({
 
 export const Health = Schema.Struct({
   status: Schema.Literals(["ok", "degraded"]),
-  database: Schema.Literals(["up", "down"]),
-  sites: Schema.Int,
-  tracker: Schema.Boolean,
-}).annotate({ identifier: "Health", description: "Also actor, writer, rejection and default-partition counters." });
+  database: Schema.optionalKey(Schema.Literals(["up", "down"])),
+  sites: Schema.optionalKey(Schema.Int),
+  tracker: Schema.optionalKey(Schema.Boolean),
+}).annotate({
+  identifier: "Health",
+  description: "Without a credential only `status`. With any valid credential also the database, sites, actor, writer, rollup, live, rejection, rate-limiter and default-partition counters and memory.",
+});
 
 export const LiveQuery = Schema.Struct({});

@@ -10,6 +10,8 @@ export const Site = Schema.Struct({
   team_id: Schema.Int,
   retention_days: Schema.Int,
   created_at: Schema.String.annotate({ description: "ISO 8601, UTC." }),
+  hit_token_set: Schema.Boolean.annotate({ description: "Whether /api/hit for this site needs `Authorization: Bearer svc_hit_…`." }),
+  hit_token: Schema.optionalKey(Schema.String.annotate({ description: "`svc_hit_…`: only in the answer that made it (POST or PATCH with `hit_token: true`); stored only as a hash." })),
 }).annotate({ identifier: "Site" });
 
 export const SiteList = Schema.Struct({ sites: Schema.Array(Site) }).annotate({ identifier: "SiteList" });
@@ -24,16 +26,23 @@ const Retention = Schema.Int.check(Schema.isBetween({ minimum: MIN_RETENTION_DAY
   description: "Days of raw rows and rollups kept. Default 395 (13 months).",
 });
 
+const HitToken = Schema.Boolean.annotate({
+  message: "must be true or false",
+  description: "true: make a new hit token (replacing any old one), shown once in the answer; false: remove it, so /api/hit needs none.",
+});
+
 export const CreateSite = Schema.Struct({
   domain: Domain,
   name: Schema.optionalKey(Name),
   retention_days: Schema.optionalKey(Retention),
+  hit_token: Schema.optionalKey(HitToken),
 }).annotate({ identifier: "CreateSite", message: "must be a JSON object" });
 
 export const PatchSite = Schema.Struct({
   domain: Schema.optionalKey(Domain.annotate({ description: "A new domain: ingest for the old one answers 404 at once." })),
   name: Schema.optionalKey(Name),
   retention_days: Schema.optionalKey(Retention),
+  hit_token: Schema.optionalKey(HitToken),
 }).annotate({ identifier: "PatchSite", message: "must be a JSON object" });
 
 // 120 characters: event names are at most 120 (core LIMITS.eventName), so a longer goal could never match.

@@ -9,7 +9,7 @@ import type pg from "pg";
 import type { Clock } from "@svc/core";
 import type { Logger } from "../log.ts";
 import { API_KEY_PREFIX } from "./credentials.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal, Scope } from "./principal.ts";
 
 const RANDOM_BYTES = 32;
 const KEY_PATTERN = /^svc_live_[A-Za-z0-9_-]{43}$/;
@@ -21,6 +21,7 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 export interface CreatedApiKey {
   readonly id: number;
   readonly name: string;
+  readonly scope: Scope;
   /** The only time the secret exists outside the caller's hands. */
   readonly key: string;
   readonly created_at: string;
@@ -29,6 +30,7 @@ export interface CreatedApiKey {
 export interface ApiKeyListing {
   readonly id: number;
   readonly name: string;
+  readonly scope: Scope;
   readonly prefix: string;
   readonly last4: string;
   readonly created_at: string;
@@ -41,6 +43,7 @@ export const hashApiKey = (key: string): Buffer => createHash("sha256").update(k
 interface KeyRow {
   id: number;
   name: string;
+  scope: Scope;
   prefix: string;
   last4: string;
   created_at: Date;
@@ -50,6 +53,7 @@ interface KeyRow {
 const listing = (r: KeyRow): ApiKeyListing => ({
   id: r.id,
   name: r.name,
+  scope: r.scope,
   prefix: r.prefix,
   last4: r.last4,
   created_at: r.created_at.toISOString(),
@@ -66,20 +70,20 @@ export class ApiKeys {
     private readonly log: Logger,
   ) {}
 
-  async create(teamId: number, name: string, createdBy: string): Promise<CreatedApiKey> {
+  async create(teamId: number, name: string, scope: Scope, createdBy: string): Promise<CreatedApiKey> {
     const key = generateApiKey();
     const now = new Date(this.clock.now());
     const row = await this.pool.query<{ id: number }>(
-      `insert into api_keys (team_id, name, key_hash, prefix, last4, created_by, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7) returning id`,
-      [teamId, name, hashApiKey(key), key.slice(0, SHOWN_PREFIX_LENGTH), key.slice(-4), createdBy, now],
+      `insert into api_keys (team_id, name, scope, key_hash, prefix, last4, created_by, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+      [teamId, name, scope, hashApiKey(key), key.slice(0, SHOWN_PREFIX_LENGTH), key.slice(-4), createdBy, now],
     );
-    return { id: row.rows[0]!.id, name, key, created_at: now.toISOString() };
+    return { id: row.rows[0]!.id, name, scope, key, created_at: now.toISOString() };
   }
 
   async list(teamId: number): Promise<ApiKeyListing[]> {
     const rows = await this.pool.query<KeyRow>(
-      "select id, name, prefix, last4, created_at, last_used_at from api_keys where team_id = $1 order by id",
+      "select id, name, scope, prefix, last4, created_at, last_used_at from api_keys where team_id = $1 order by id",
       [teamId],
     );
     return rows.rows.map(listing);
@@ -95,11 +99,11 @@ export class ApiKeys {
   /** The principal of a live key, or null for a malformed, unknown or revoked one. */
   async verify(key: string): Promise<Principal | null> {
     if (!KEY_PATTERN.test(key)) return null;
-    const row = await this.pool.query<{ id: number; team_id: number }>("select id, team_id from api_keys where key_hash = $1", [hashApiKey(key)]);
+    const row = await this.pool.query<{ id: number; team_id: number; scope: Scope }>("select id, team_id, scope from api_keys where key_hash = $1", [hashApiKey(key)]);
     const found = row.rows[0];
     if (!found) return null;
     this.touch(found.id);
-    return { teamId: found.team_id, via: "api_key", subject: `api_key:${found.id}` };
+    return { teamId: found.team_id, via: "api_key", subject: `api_key:${found.id}`, scope: found.scope };
   }
 
   private touch(id: number): void {

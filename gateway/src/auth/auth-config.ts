@@ -4,6 +4,8 @@
 /** Shipped defaults so `npm run dev` works out of the box; refused at boot when NODE_ENV=production. */
 export const PLACEHOLDER_ADMIN_PASSWORD = "change-me-admin-password";
 export const PLACEHOLDER_JWT_SECRET = "change-me-jwt-secret-at-least-32-characters";
+/** The shipped values and .env.example's `CHANGE-ME-…` ones alike: a value copied without being replaced. */
+export const isPlaceholder = (value: string): boolean => /^change-me/i.test(value);
 
 export const AUTH_MODES = ["admin", "jwt"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -59,17 +61,17 @@ export function resolveAuthConfig(env: AuthEnv): { config: AuthConfig; problems:
   const problems: string[] = [];
   const placeholderInProduction = (name: string) =>
     `${name} is still the shipped placeholder; set a real value (NODE_ENV=production refuses placeholders)`;
-  if (env.jwtSecret === PLACEHOLDER_JWT_SECRET && env.production) problems.push(placeholderInProduction("SVC_JWT_SECRET"));
+  if (env.jwtSecret !== null && isPlaceholder(env.jwtSecret) && env.production) problems.push(placeholderInProduction("SVC_JWT_SECRET"));
 
   if (env.mode === "admin") {
     const placeholders: ("SVC_ADMIN_PASSWORD" | "SVC_JWT_SECRET")[] = [];
     const adminPassword = env.adminPassword ?? PLACEHOLDER_ADMIN_PASSWORD;
-    if (adminPassword === PLACEHOLDER_ADMIN_PASSWORD) {
+    if (isPlaceholder(adminPassword)) {
       if (env.production) problems.push(placeholderInProduction("SVC_ADMIN_PASSWORD"));
       placeholders.push("SVC_ADMIN_PASSWORD");
     }
     const jwtSecret = env.jwtSecret ?? PLACEHOLDER_JWT_SECRET;
-    if (jwtSecret === PLACEHOLDER_JWT_SECRET) {
+    if (isPlaceholder(jwtSecret)) {
       if (env.production && env.jwtSecret === null) problems.push(placeholderInProduction("SVC_JWT_SECRET"));
       placeholders.push("SVC_JWT_SECRET");
     }
@@ -95,7 +97,9 @@ export function resolveAuthConfig(env: AuthEnv): { config: AuthConfig; problems:
 }
 
 /** Variables whose values config.ts never prints in a boot message. */
-export const SECRET_ENV_NAMES: ReadonlySet<string> = new Set(["SVC_ADMIN_PASSWORD", "SVC_JWT_SECRET"]);
+export const SECRET_ENV_NAMES: ReadonlySet<string> = new Set([
+  "SVC_ADMIN_PASSWORD", "SVC_JWT_SECRET", "SVC_OPENAI_API_KEY", "SVC_ANTHROPIC_API_KEY", "SVC_GEMINI_API_KEY",
+]);
 
 /** The 404 answer of the login and logout routes in jwt mode, where the identity provider owns sign-in. */
 export const LOGIN_IN_JWT_MODE = "login and logout are handled by the identity provider when SVC_AUTH_MODE=jwt";

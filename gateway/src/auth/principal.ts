@@ -5,4 +5,12 @@ export interface Principal {
   readonly via: "session" | "api_key" | "jwt";
   /** e-mail, key id or JWT subject: for audit lines, never a secret. */
   readonly subject: string;
+  /**
+   * `read`: every read route, the live stream, the MCP server. `admin`: also sites, goals and team settings.
+   * People (sessions, identity-provider JWTs) are admin; an API key has the scope it was created with.
+   */
+  readonly scope: Scope;
 }
+
+export const SCOPES = ["read", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];

@@ -61,7 +61,7 @@ export class SessionTokens {
       [sid, new Date(this.clock.now())],
     );
     const session = row.rows[0];
-    return session ? { teamId: session.team_id, via: "session", subject: session.subject } : null;
+    return session ? { teamId: session.team_id, via: "session", subject: session.subject, scope: "admin" } : null;
   }
 
   /** Deletes the session of a valid token; false when the token names no live session. */

@@ -1,10 +1,11 @@
 // Ingest as a named pipeline of small steps. Each step enriches or rejects; a rejection is an
 // ApiError carrying a typed reason, and only errors.ts maps reasons to HTTP statuses.
 //
-//   parseJson → decode → resolveSite → clientAddress → enrich → deliver (site actor: stamp, hash,
-//   drop IP, count) → group commit → 202
+//   /api/event: clientAddress → rate limit per client → parseJson → decode → resolveSite → enrich → deliver
+//   /api/hit:   parseJson → decode → resolveSite → hit token → rate limit per site → enrich → deliver
+//   deliver = the site actor: stamp, hash, drop IP, count → group commit → 202
 import {
-  type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits,
+  type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
   LIMITS, pagePath, parseDevice, storedText, trafficSource, utmFromUrl,
 } from "@svc/core";
 import { ApiError, type RejectionCounters } from "../errors.ts";
@@ -14,14 +15,17 @@ import type { ActorRegistry } from "../actors/registry.ts";
 import type { PendingRow } from "../actors/site-actor.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { SiteRecord } from "../storage/sites.ts";
-import { clientIp } from "./client-ip.ts";
+import { checkHitToken, presentedHitToken } from "../sites/hit-token.ts";
+import { clientIp, type TrustProxy } from "./client-ip.ts";
+import type { IngestLimits } from "./rate-limits.ts";
 
 export interface IngestDeps {
   readonly sites: SiteCache;
   readonly actors: ActorRegistry;
   readonly country: CountryLookup;
-  readonly trustProxy: number;
+  readonly trustProxy: TrustProxy;
   readonly counters: RejectionCounters;
+  readonly limits: IngestLimits;
 }
 
 export function parseJson(body: Buffer | null): unknown {
@@ -37,13 +41,19 @@ export function decodeEvent(json: unknown, counters: RejectionCounters): Browser
   const decoded = decodeBrowserEvent(json);
   if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
   if (decoded.droppedProps > 0) counters.count("props_dropped", decoded.droppedProps);
-  return decoded.value;
+  const { event, dropped } = dropEmailsFromEvent(decoded.value);
+  if (dropped > 0) counters.count("emails_dropped", dropped);
+  return event;
 }
 
-export function decodeHits(json: unknown): ServerHit[] {
+export function decodeHits(json: unknown, counters: RejectionCounters): ServerHit[] {
   const decoded = decodeServerHits(json);
   if (!decoded.ok) throw new ApiError("invalid_body", "invalid body", decoded.errors);
-  return decoded.value;
+  return decoded.value.map((raw) => {
+    const { hit, dropped } = dropEmailsFromHit(raw);
+    if (dropped > 0) counters.count("emails_dropped", dropped);
+    return hit;
+  });
 }
 
 export async function resolveSite(sites: SiteCache, domain: string): Promise<SiteRecord> {
@@ -146,15 +156,17 @@ export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[
 }
 
 export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
+  const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy);
+  // Before parsing: a flood costs one bucket lookup per request, not a JSON parse.
+  deps.limits.event(ip);
   const event = decodeEvent(parseJson(req.body), deps.counters);
   const site = await resolveSite(deps.sites, event.d);
-  const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy) ?? "";
-  const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip, deps.country);
+  const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip ?? "", deps.country);
   await deliver(deps.actors, site.id, [row]);
 }
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
-  const hits = decodeHits(parseJson(req.body));
+  const hits = decodeHits(parseJson(req.body), deps.counters);
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
   for (const hit of hits) {
@@ -163,6 +175,11 @@ export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<nu
     if (!group) bySite.set(site.id, (group = { site, rows: [] }));
     group.rows.push(enrichHit(hit, site, deps.country));
   }
+  // Token first, so a stranger's requests never use up the site's rate budget; all sites of the array before
+  // any is delivered, so a refusal stores nothing.
+  const token = presentedHitToken(req);
+  for (const { site } of bySite.values()) checkHitToken(site, token);
+  for (const { site, rows } of bySite.values()) deps.limits.hits(site.id, rows.length);
   await Promise.all([...bySite.values()].map((g) => deliver(deps.actors, g.site.id, g.rows)));
   return hits.length;
 }

@@ -8,6 +8,9 @@
 // A subscriber whose socket stops draining is never waited for: the first write that reports
 // backpressure ends its stream with a `resync` event, so its buffer holds at most one message and
 // the client reconnects for a fresh snapshot.
+//
+// Each heartbeat also re-checks every stream's credential (one indexed lookup per stream every 15 s): a
+// revoked key, a logged-out or expired session ends its stream with a `revoked` event within 15 s.
 import type { StreamSink } from "../http/transport.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 
@@ -39,6 +42,8 @@ const zero = (): Counts => ({ pageviews: 0, events: 0, hits: 0, visitors: 0 });
 export class LiveHub {
   private readonly subscribers = new Map<number, Set<StreamSink>>();
   private readonly pending = new Map<number, SiteDelta>();
+  /** Streams whose credential is re-checked at each heartbeat: resolves false once it is no longer valid. */
+  private readonly rechecks = new Map<StreamSink, () => Promise<boolean>>();
   private flushTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   readonly stats: LiveStats = { subscribers: 0, messages: 0, resyncs: 0 };
@@ -47,7 +52,7 @@ export class LiveHub {
 
   start(): void {
     this.flushTimer = setInterval(() => this.flush(), LIVE_FLUSH_MS);
-    this.heartbeatTimer = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
     this.flushTimer.unref();
     this.heartbeatTimer.unref();
   }
@@ -60,12 +65,14 @@ export class LiveHub {
   }
 
   /** Registers a stream after its snapshot was written; it leaves by itself when the client goes away. */
-  subscribe(siteId: number, sink: StreamSink): void {
+  subscribe(siteId: number, sink: StreamSink, recheck?: () => Promise<boolean>): void {
     let set = this.subscribers.get(siteId);
     if (!set) this.subscribers.set(siteId, (set = new Set()));
     set.add(sink);
     this.stats.subscribers++;
+    if (recheck) this.rechecks.set(sink, recheck);
     sink.onClose(() => {
+      this.rechecks.delete(sink);
       if (set.delete(sink)) this.stats.subscribers--;
       if (set.size === 0 && this.subscribers.get(siteId) === set) this.subscribers.delete(siteId);
     });
@@ -107,7 +114,16 @@ export class LiveHub {
     this.pending.clear();
   }
 
-  private heartbeat(): void {
+  /** Ends streams whose credential lapsed, then sends the heartbeat comment to the rest. */
+  async heartbeat(): Promise<void> {
+    await Promise.all(
+      [...this.rechecks].map(async ([sink, recheck]) => {
+        const valid = await recheck().catch(() => true); // a database hiccup is not a revocation
+        if (valid || sink.closed) return;
+        sink.write(sse("revoked", { reason: "the credential of this stream was revoked, logged out or expired" }));
+        sink.end();
+      }),
+    );
     for (const set of this.subscribers.values()) for (const sink of set) this.send(sink, ": heartbeat\n\n");
   }
 

@@ -3,9 +3,10 @@
 import { fieldErrors } from "@svc/core";
 import { Result, Schema } from "effect";
 import { LOGIN_IN_JWT_MODE } from "../auth/auth-config.ts";
-import { requestIsHttps, SESSION_COOKIE } from "../auth/credentials.ts";
+import { cookieIsSecure, type CookiePolicy, sessionCookieName } from "../auth/credentials.ts";
 import type { AuthService } from "../auth/index.ts";
-import { LoginLimiter } from "../auth/login-limiter.ts";
+import { AccountLockout, LoginLimiter } from "../auth/login-limiter.ts";
+import { SCOPES } from "../auth/principal.ts";
 import { SESSION_LIFETIME_MS } from "../auth/session-tokens.ts";
 import { isStorableName } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
@@ -18,8 +19,8 @@ import { jsonResponse } from "./json-response.ts";
 
 export interface AuthRouteDeps {
   readonly auth: AuthService;
-  /** SVC_TRUST_PROXY: decides which address the login limiter counts and whether X-Forwarded-Proto is believed. */
-  readonly trustProxy: number;
+  /** NODE_ENV=production and SVC_TRUST_PROXY: which address the login limiter counts, whether the cookie is Secure. */
+  readonly web: CookiePolicy;
   /** The injected clock's `now`, for the login limiter's window. */
   readonly now: () => number;
   readonly log: Logger;
@@ -32,6 +33,7 @@ const text = (what: string, max: number) =>
 const LoginBody = Schema.Struct({ email: text("an e-mail address", 320), password: text("a string", 1024) }).annotate({ message: "must be a JSON object" });
 const KeyBody = Schema.Struct({
   name: text("a key name", 100).check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }), isStorableName),
+  scope: Schema.optionalKey(Schema.Literals(SCOPES).annotate({ message: `must be ${SCOPES.join(" or ")}` })),
 }).annotate({ message: "must be a JSON object" });
 
 function bodyDecoder<S extends Schema.ConstraintDecoder<unknown>>(schema: S): (req: HttpRequest) => S["Type"] {
@@ -47,34 +49,44 @@ const decodeKey = bodyDecoder(KeyBody);
 
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+  return `${sessionCookieName(secure)}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 }
 
 export function authRoutes(router: Router, deps: AuthRouteDeps): void {
   const { auth, log } = deps;
   const limiter = new LoginLimiter(deps.now);
-  const clearCookie = (req: HttpRequest) => sessionCookie("", 0, requestIsHttps(req, deps.trustProxy));
+  const accounts = new AccountLockout(deps.now);
+  const clearCookie = (req: HttpRequest) => sessionCookie("", 0, cookieIsSecure(req, deps.web));
 
   router
     .on("POST", "/api/auth/login", async (req) => {
       if (auth.config.mode !== "admin") throw new ApiError("not_found", LOGIN_IN_JWT_MODE);
-      const decision = limiter.attempt(clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy));
+      const decision = limiter.attempt(clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.web.trustProxy));
       if (!decision.ok) {
         log.warn("login rate limited");
         throw new ApiError("rate_limited", "too many login attempts; retry later", undefined, { "retry-after": String(decision.retryAfterSeconds) });
       }
       const body = decodeLogin(req);
+      const account = accounts.check(body.email);
+      if (!account.ok) {
+        log.warn("login delayed: repeated failures for this account");
+        throw new ApiError("rate_limited", "too many failed logins for this account; retry later", undefined, { "retry-after": String(account.retryAfterSeconds) });
+      }
       let session;
       try {
         session = await auth.login(body.email, body.password);
       } catch (error) {
-        if (error instanceof ApiError && error.reason === "unauthorized") log.warn("login failed");
+        if (error instanceof ApiError && error.reason === "unauthorized") {
+          accounts.failed(body.email);
+          log.warn("login failed");
+        }
         throw error;
       }
+      accounts.succeeded(body.email);
       log.info("login", { subject: auth.config.adminEmail });
       const maxAge = SESSION_LIFETIME_MS / 1000;
       return jsonResponse(200, { token: session.token, expires_at: session.expiresAt.toISOString() }, {
-        "set-cookie": sessionCookie(session.token, maxAge, requestIsHttps(req, deps.trustProxy)),
+        "set-cookie": sessionCookie(session.token, maxAge, cookieIsSecure(req, deps.web)),
       });
     })
     .on("POST", "/api/auth/logout", async (req) => {
@@ -91,7 +103,7 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
     })
     .on("GET", "/api/auth/me", async (req) => {
       const principal = await auth.authenticate(req);
-      return jsonResponse(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, mode: auth.config.mode });
+      return jsonResponse(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, scope: principal.scope, mode: auth.config.mode });
     })
     .on("GET", "/api/keys", async (req) => {
       const principal = await auth.authenticateSession(req);
@@ -100,8 +112,8 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
     .on("POST", "/api/keys", async (req) => {
       const principal = await auth.authenticateSession(req);
       const body = decodeKey(req);
-      const created = await auth.keys.create(principal.teamId, body.name.trim(), principal.subject);
-      log.info("api key created", { team: principal.teamId, key_id: created.id, by: principal.subject });
+      const created = await auth.keys.create(principal.teamId, body.name.trim(), body.scope ?? "read", principal.subject);
+      log.info("api key created", { team: principal.teamId, key_id: created.id, scope: created.scope, by: principal.subject });
       return jsonResponse(201, created);
     })
     .on("DELETE", "/api/keys/:id", async (req, params) => {

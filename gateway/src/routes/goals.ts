@@ -17,6 +17,8 @@ export interface GoalRouteDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
   readonly authenticate: Authenticate;
+  /** For writes: refuses a read-only API key with 403. */
+  readonly authenticateAdmin: Authenticate;
 }
 
 interface GoalRow {
@@ -30,10 +32,10 @@ const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, cr
 const GOAL_ID = /^\d{1,10}$/;
 
 export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
-  const { pool, clock, authenticate } = deps;
+  const { pool, clock, authenticate, authenticateAdmin } = deps;
   router
     .on("POST", "/api/sites/:id/goals", async (req, params) => {
-      const principal = await authenticate(req);
+      const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const { name } = decodeBody(CreateGoal, req.body);
       try {
@@ -62,7 +64,7 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       });
     })
     .on("DELETE", "/api/sites/:id/goals/:goalId", async (req, params) => {
-      const principal = await authenticate(req);
+      const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const goalId = params["goalId"]!;
       if (!GOAL_ID.test(goalId) || Number(goalId) > 2_147_483_647) throw new ApiError("not_found", "unknown goal");

@@ -1,5 +1,5 @@
-// GET /api/sites/{id}/insights (the last run) and POST …/insights/run (run now; a write, like goal creation:
-// a session or an API key until API key scopes exist, when it needs an admin-capable key).
+// GET /api/sites/{id}/insights (the last run; any credential) and POST …/insights/run (run now: it spends the
+// team's language-model budget, so a session or an admin key, like goal creation).
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
@@ -11,11 +11,12 @@ export interface InsightRouteDeps {
   readonly pool: pg.Pool;
   readonly insights: InsightsService;
   readonly authenticate: Authenticate;
+  readonly authenticateAdmin: Authenticate;
   readonly settle: () => Promise<void>;
 }
 
 export function insightRoutes(router: Router, deps: InsightRouteDeps): void {
-  const { pool, insights, authenticate, settle } = deps;
+  const { pool, insights, authenticate, authenticateAdmin, settle } = deps;
   router
     .on("GET", "/api/sites/:id/insights", async (req, params) => {
       const principal = await authenticate(req);
@@ -23,7 +24,7 @@ export function insightRoutes(router: Router, deps: InsightRouteDeps): void {
       return jsonResponse(200, await insights.view(site));
     })
     .on("POST", "/api/sites/:id/insights/run", async (req, params) => {
-      const principal = await authenticate(req);
+      const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       if (insights.isRunning(site.id)) throw new ApiError("conflict", "an insights run of this site is already in progress");
       await settle();

@@ -1,11 +1,15 @@
 // GET /api/sites/{id}/live: text/event-stream. A `snapshot` event on connect (today's totals per actor
 // and visitors in the last 5 minutes), then `delta` events from the hub, `: heartbeat` comments every
-// 15 s, and `resync` when the client fell behind. Authenticated by session cookie or API key.
+// 15 s, and `resync` when the client fell behind. Authenticated by session cookie or API key (read scope
+// is enough); the credential is checked again at every heartbeat (`revoked`, then the stream ends), and one
+// credential holds at most SVC_LIVE_STREAMS_PER_CREDENTIAL streams at once (429 beyond).
 import { type Clock, utcDay } from "@svc/core";
 import type pg from "pg";
 import type { ActorRegistry } from "../actors/registry.ts";
+import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
-import { type LiveHub, sse } from "../live/hub.ts";
+import type { HttpRequest } from "../http/transport.ts";
+import { HEARTBEAT_MS, type LiveHub, sse } from "../live/hub.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
 
 const RECENT_MS = 5 * 60_000;
@@ -16,14 +20,32 @@ export interface LiveRouteDeps {
   readonly hub: LiveHub;
   readonly actors: ActorRegistry;
   readonly authenticate: Authenticate;
+  /** Names the request's credential, for the per-credential stream count. */
+  readonly credentialId: (req: HttpRequest) => string | null;
+  readonly streamsPerCredential: number;
   /** Resolves once every acknowledged row's counts are in the rollup tables. */
   readonly settle: () => Promise<void>;
 }
 
+/** False once the credential is refused; a failure that is not about the credential (the database) keeps the stream. */
+const stillValid = (authenticate: Authenticate, req: HttpRequest) => (): Promise<boolean> =>
+  authenticate(req).then(
+    () => true,
+    (error: unknown) => !(error instanceof ApiError && (error.reason === "unauthorized" || error.reason === "forbidden")),
+  );
+
 export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
+  /** Credential digest → open streams. Entries leave when their last stream closes. */
+  const open = new Map<string, number>();
   router.on("GET", "/api/sites/:id/live", async (req, params) => {
     const principal = await deps.authenticate(req);
     const site = await resolveTeamSite(deps.pool, params["id"]!, principal);
+    const credential = deps.credentialId(req) ?? "";
+    if ((open.get(credential) ?? 0) >= deps.streamsPerCredential) {
+      throw new ApiError("rate_limited", `at most ${deps.streamsPerCredential} live streams per credential; close one first`, undefined, {
+        "retry-after": String(HEARTBEAT_MS / 1000),
+      });
+    }
     await deps.settle();
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
@@ -49,8 +71,22 @@ export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
         "x-accel-buffering": "no", // nginx would otherwise buffer the stream
       },
       stream: (sink) => {
+        // Counted only once the stream exists (a client that hung up during the snapshot holds no slot); connects
+        // that raced past the check above while their snapshots were read are ended here.
+        const held = open.get(credential) ?? 0;
+        if (held >= deps.streamsPerCredential) {
+          sink.write(sse("limit", { reason: `at most ${deps.streamsPerCredential} live streams per credential` }));
+          sink.end();
+          return;
+        }
+        open.set(credential, held + 1);
+        sink.onClose(() => {
+          const left = (open.get(credential) ?? 1) - 1;
+          if (left <= 0) open.delete(credential);
+          else open.set(credential, left);
+        });
         sink.write(`retry: 2000\n${sse("snapshot", snapshot)}`);
-        deps.hub.subscribe(site.id, sink);
+        deps.hub.subscribe(site.id, sink, stillValid(deps.authenticate, req));
       },
     };
   });

@@ -1,4 +1,5 @@
-// Routes that need no credential: the tracker script, the collection manifest and the health check.
+// Routes that need no credential: the tracker script, the collection manifest and the health check (whose
+// details — memory, counters, site count — need one: they tell an attacker how the process is doing).
 import { buildManifest } from "@svc/core";
 import type pg from "pg";
 import { ApiError, type RejectionCounters } from "../errors.ts";
@@ -10,6 +11,7 @@ import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
 import type { RollupFlusher } from "../rollups/flusher.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
+import type { Authenticate } from "./sites.ts";
 import { jsonResponse } from "./json-response.ts";
 
 export interface PublicDeps {
@@ -23,6 +25,10 @@ export interface PublicDeps {
   readonly counters: RejectionCounters;
   readonly live: LiveHub;
   readonly defaultPartitionRows: () => { events: number; hits: number };
+  /** Ingest rate limiters' sizes, for the health details. */
+  readonly limits: () => Record<string, number>;
+  /** Any valid credential unlocks the health details. */
+  readonly authenticate: Authenticate;
 }
 
 function memoryMb(): Record<string, number> {
@@ -40,13 +46,17 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
       const manifest = buildManifest(site, { city: false, countryDatabase: deps.country.database });
       return jsonResponse(200, manifest, { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
     })
-    .on("GET", "/healthz", async () => {
+    .on("GET", "/healthz", async (req) => {
+      // A missing or bad credential gets the public answer: a load balancer's probe never needs one.
+      const detailed = await deps.authenticate(req).then(() => true, () => false);
       const database = await Promise.race([
         deps.pool.query("select 1").then(() => "up" as const, () => "down" as const),
         new Promise<"down">((r) => setTimeout(() => r("down"), 2000).unref()),
       ]);
+      const status = database === "up" ? "ok" : "degraded";
+      if (!detailed) return jsonResponse(database === "up" ? 200 : 503, { status }, { "cache-control": "no-store" });
       const body = {
-        status: database === "up" ? "ok" : "degraded",
+        status,
         database,
         sites: deps.sites.size,
         tracker: deps.tracker.available,
@@ -55,6 +65,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         rollups: deps.rollups.stats,
         live: deps.live.stats,
         rejected: deps.counters.counts,
+        rate_limiters: deps.limits(),
         default_partition_rows: deps.defaultPartitionRows(),
         memory_mb: memoryMb(),
       };

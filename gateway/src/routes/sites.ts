@@ -8,7 +8,8 @@ import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
-import { type SiteRecord, addSite, findSiteByDomain, listSites, findSiteById, updateSite } from "../storage/sites.ts";
+import { generateHitToken, hashHitToken } from "../sites/hit-token.ts";
+import { type SiteRecord, addSite, describeSite, findSiteByDomain, listSites, findSiteById, setHitTokenHash, updateSite } from "../storage/sites.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { jsonResponse } from "./json-response.ts";
 
@@ -20,6 +21,8 @@ export interface SiteRouteDeps {
   /** This process's ingest cache: reloaded before a domain change is answered (other processes get the NOTIFY). */
   readonly sites: SiteCache;
   readonly authenticate: Authenticate;
+  /** For writes: refuses a read-only API key with 403. */
+  readonly authenticateAdmin: Authenticate;
 }
 
 const NUMERIC_ID = /^\d{1,10}$/;
@@ -32,14 +35,20 @@ export async function resolveTeamSite(pool: pg.Pool, idOrDomain: string, princip
   return site;
 }
 
-const toSite = (s: SiteRecord): typeof Site.Type => ({
-  id: s.id,
-  domain: s.domain,
-  name: s.name,
-  team_id: s.team_id,
-  retention_days: s.retention_days,
-  created_at: s.created_at,
-});
+const toSite = (s: SiteRecord, hitToken?: string): typeof Site.Type => {
+  const d = describeSite(s);
+  const site = { id: d.id, domain: d.domain, name: d.name, team_id: d.team_id, retention_days: d.retention_days, created_at: d.created_at, hit_token_set: d.hit_token_set };
+  return hitToken === undefined ? site : { ...site, hit_token: hitToken };
+};
+
+/** Applies `hit_token: true|false` of a body: a fresh token (returned, to be shown once) or none. */
+async function applyHitToken(pool: pg.Pool, site: SiteRecord, wanted: boolean | undefined): Promise<{ site: SiteRecord; token?: string }> {
+  if (wanted === undefined) return { site };
+  const token = wanted ? generateHitToken() : undefined;
+  const hash = token === undefined ? null : hashHitToken(token);
+  if (!(await setHitTokenHash(pool, site.id, hash))) throw new ApiError("unknown_site");
+  return token === undefined ? { site: { ...site, hit_token_hash: null } } : { site: { ...site, hit_token_hash: hash }, token };
+}
 
 // StorageError kinds → the field they are about, for a 400 that names it.
 const FIELD_OF = { invalid_domain: "domain", invalid_retention: "retention_days", invalid_name: "name" } as const;
@@ -57,30 +66,33 @@ function storageToApi(error: unknown): never {
 }
 
 export function siteRoutes(router: Router, deps: SiteRouteDeps): void {
-  const { pool, authenticate } = deps;
+  const { pool, authenticate, authenticateAdmin } = deps;
   router
     .on("GET", "/api/sites", async (req) => {
       const principal = await authenticate(req);
       const sites = await listSites(pool);
-      return jsonResponse(200, { sites: sites.filter((s) => s.team_id === principal.teamId).map(toSite) });
+      return jsonResponse(200, { sites: sites.filter((s) => s.team_id === principal.teamId).map((s) => toSite(s)) });
     })
     .on("POST", "/api/sites", async (req) => {
-      const principal = await authenticate(req);
-      const body = decodeBody(CreateSite, req.body);
-      const site = await addSite(pool, { ...body, team_id: principal.teamId }).catch(storageToApi);
-      return jsonResponse(201, toSite(site));
+      const principal = await authenticateAdmin(req);
+      const { hit_token, ...body } = decodeBody(CreateSite, req.body);
+      const added = await addSite(pool, { ...body, team_id: principal.teamId }).catch(storageToApi);
+      const { site, token } = await applyHitToken(pool, added, hit_token);
+      if (token !== undefined) await deps.sites.reload();
+      return jsonResponse(201, toSite(site, token));
     })
     .on("PATCH", "/api/sites/:id", async (req, params) => {
-      const principal = await authenticate(req);
+      const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
-      const patch = decodeBody(PatchSite, req.body);
-      if (Object.keys(patch).length === 0) {
-        throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days" }]);
+      const { hit_token, ...patch } = decodeBody(PatchSite, req.body);
+      if (Object.keys(patch).length === 0 && hit_token === undefined) {
+        throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days, hit_token" }]);
       }
-      const updated = await updateSite(pool, site.id, patch).catch(storageToApi);
-      // The NOTIFY reaches this process's cache a moment later; reloading now makes the old domain 404 by the
-      // time the client reads this answer, not a few milliseconds after.
-      if (updated.domain !== site.domain) await deps.sites.reload();
-      return jsonResponse(200, toSite(updated));
+      const changed = await updateSite(pool, site.id, patch).catch(storageToApi);
+      const { site: updated, token } = await applyHitToken(pool, changed, hit_token);
+      // The NOTIFY reaches this process's cache a moment later; reloading now makes the old domain 404 (and a
+      // new hit token required) by the time the client reads this answer, not a few milliseconds after.
+      if (updated.domain !== site.domain || hit_token !== undefined) await deps.sites.reload();
+      return jsonResponse(200, toSite(updated, token));
     });
 }

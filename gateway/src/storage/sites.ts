@@ -11,6 +11,14 @@ export interface SiteRecord {
   retention_days: number;
   /** ISO 8601, UTC. */
   created_at: string;
+  /** SHA-256 of the site's hit token (sql/011); null when /api/hit needs none. Never printed: see `describeSite`. */
+  hit_token_hash: Buffer | null;
+}
+
+/** A site as the API and the CLI show it: whether a hit token is set, never its hash. */
+export function describeSite(s: SiteRecord): Omit<SiteRecord, "hit_token_hash"> & { hit_token_set: boolean } {
+  const { hit_token_hash, ...rest } = s;
+  return { ...rest, hit_token_set: hit_token_hash !== null };
 }
 
 // 395 days = 13 months: a full year plus the same month of the previous year, for year-over-year views.
@@ -52,9 +60,10 @@ interface SiteRow {
   team_id: number;
   retention_days: number;
   created_at: Date;
+  hit_token_hash: Buffer | null;
 }
 
-const SITE_COLUMNS = "id, domain, name, team_id, retention_days, created_at";
+const SITE_COLUMNS = "id, domain, name, team_id, retention_days, created_at, hit_token_hash";
 
 function toRecord(row: SiteRow): SiteRecord {
   return { ...row, created_at: row.created_at.toISOString() };
@@ -159,6 +168,13 @@ export async function updateSite(
   } catch (error) {
     rethrowTaken(error, domain ?? "");
   }
+}
+
+/** Sets (a SHA-256 digest) or clears (null) a site's hit token; false when there is no such site. */
+export async function setHitTokenHash(pool: pg.Pool, id: number, hash: Buffer | null): Promise<boolean> {
+  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return false;
+  const result = await pool.query("update sites set hit_token_hash = $2 where id = $1", [id, hash]);
+  return (result.rowCount ?? 0) > 0;
 }
 
 /**

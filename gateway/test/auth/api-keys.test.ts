@@ -36,7 +36,7 @@ describe("create, list, use", () => {
   test("POST /api/keys answers 201 with the key once; the database holds only its hash", async () => {
     const reply = await keys("POST", "/api/keys", { cookie: session.cookie }, { name: "  CI export " });
     expect(reply.status).toBe(201);
-    expect(Object.keys(reply.json).sort()).toEqual(["created_at", "id", "key", "name"]);
+    expect(Object.keys(reply.json).sort()).toEqual(["created_at", "id", "key", "name", "scope"]);
     expect(reply.json.name).toBe("CI export");
     expect(reply.json.key).toMatch(KEY);
     expect(reply.json.created_at).toBe(new Date(h.clock.now()).toISOString());
@@ -69,7 +69,7 @@ describe("create, list, use", () => {
     const byName = new Map<string, Record<string, unknown>>(list.json.keys.map((k: { name: string }) => [k.name, k]));
     for (const [name, key] of [["alpha", a], ["beta", b]] as const) {
       const entry = byName.get(name)!;
-      expect(Object.keys(entry).sort()).toEqual(["created_at", "id", "last4", "last_used_at", "name", "prefix"]);
+      expect(Object.keys(entry).sort()).toEqual(["created_at", "id", "last4", "last_used_at", "name", "prefix", "scope"]);
       expect(entry["prefix"]).toBe(key.slice(0, 13));
       expect(entry["last4"]).toBe(key.slice(-4));
       expect(entry["last_used_at"]).toBeNull();
@@ -125,7 +125,7 @@ describe("revoke", () => {
     await h.pool.query("insert into teams (slug, name) values ('other', 'Other team') on conflict do nothing");
     const other = (await h.pool.query("select id from teams where slug = 'other'")).rows[0].id as number;
     const store = new ApiKeys(h.pool, h.clock, silentLogger);
-    const theirs = await store.create(other, "theirs", "test");
+    const theirs = await store.create(other, "theirs", "read", "test");
     const list = await keys("GET", "/api/keys", bearer(session.token));
     expect(list.json.keys.map((k: { id: number }) => k.id)).not.toContain(theirs.id);
     expect((await keys("DELETE", `/api/keys/${theirs.id}`, bearer(session.token))).status).toBe(404);

@@ -76,7 +76,7 @@ describe("accepted tokens", () => {
   test.each(["RS256", "ES256", "HS256"] as const)("%s token with a known team → the team's principal", async (alg) => {
     const reply = await me(bearer(await sign(alg)));
     expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ team_id: acme, via: "jwt", subject: "user-42", mode: "jwt" });
+    expect(reply.json).toEqual({ team_id: acme, via: "jwt", subject: "user-42", scope: "admin", mode: "jwt" });
   });
 
   test("the default team's slug is `default` (team 1); the token also works as the svc_session cookie", async () => {

@@ -69,9 +69,13 @@ describe("login", () => {
     expect(reply.json).toEqual(details ? { error, details } : { error });
   });
 
-  test("Secure is added only when a trusted proxy says the request came over https", async () => {
+  test("Secure (and the __Host- name) only when a trusted proxy says the request came over https", async () => {
     const viaProxy = await login(proxied, GOOD, { ...newClient(), "x-forwarded-proto": "https" });
-    expect(viaProxy.headers.get("set-cookie")).toMatch(/; Max-Age=43200; Secure$/);
+    expect(viaProxy.headers.get("set-cookie")).toMatch(/^__Host-svc_session=[^;]+; HttpOnly; SameSite=Lax; Path=\/; Max-Age=43200; Secure$/);
+    // Over https only the __Host- cookie is read.
+    const token = viaProxy.json.token as string;
+    expect((await me(proxied, { cookie: `__Host-svc_session=${token}`, "x-forwarded-proto": "https" })).status).toBe(200);
+    expect((await me(proxied, { cookie: `svc_session=${token}`, "x-forwarded-proto": "https" })).status).toBe(401);
     const plain = await login(proxied, GOOD, { ...newClient(), "x-forwarded-proto": "http" });
     expect(plain.headers.get("set-cookie")).not.toContain("Secure");
     // Without SVC_TRUST_PROXY anybody could send the header, so it is ignored.
@@ -85,7 +89,8 @@ describe("login rate limit: 10 attempts per minute per client", () => {
   test("the 11th attempt gets 429 with retry-after, other clients are unaffected, the window slides", async () => {
     const client = newClient();
     for (let i = 0; i < 10; i++) {
-      expect((await login(proxied, { email: ADMIN_EMAIL, password: `guess-${i}-wrong` }, client)).status).toBe(401);
+      // A different e-mail each time: this is the per-client limit, not the per-account one (tested below).
+      expect((await login(proxied, { email: `guess-${i}@example.com`, password: "wrong-password" }, client)).status).toBe(401);
     }
     const limited = await login(proxied, GOOD, client); // even the right password is refused now
     expect(limited.status).toBe(429);
@@ -112,7 +117,7 @@ describe("login rate limit: 10 attempts per minute per client", () => {
   test("without a trusted proxy, X-Forwarded-For cannot be used to dodge the limit", async () => {
     direct.clock.advance(61_000); // a fresh window for 127.0.0.1
     for (let i = 0; i < 10; i++) {
-      expect((await login(direct, { email: ADMIN_EMAIL, password: "wrong-password" }, { "x-forwarded-for": `203.0.113.${i}` })).status).toBe(401);
+      expect((await login(direct, { email: `guess-${i}@example.com`, password: "wrong-password" }, { "x-forwarded-for": `203.0.113.${i}` })).status).toBe(401);
     }
     expect((await login(direct, GOOD, { "x-forwarded-for": "203.0.113.200" })).status).toBe(429);
     direct.clock.advance(61_000);
@@ -122,7 +127,7 @@ describe("login rate limit: 10 attempts per minute per client", () => {
 describe("using the session", () => {
   test("as a bearer token and as the cookie", async () => {
     const { token, cookie } = await loginAsAdmin(direct.base);
-    const expected = { team_id: 1, via: "session", subject: ADMIN_EMAIL, mode: "admin" };
+    const expected = { team_id: 1, via: "session", subject: ADMIN_EMAIL, scope: "admin", mode: "admin" };
     expect((await me(direct, bearer(token))).json).toEqual(expected);
     expect((await me(direct, { cookie: `theme=dark; ${cookie}; other=1` })).json).toEqual(expected);
   });

@@ -6,6 +6,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { svc as expressSvc } from "@svc/adapters/express";
 import { withSvc } from "@svc/adapters/node";
+import { bearer, call, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, UA, startHarness } from "../support/harness.ts";
 
 function listen(server: http.Server): Promise<string> {
@@ -42,6 +43,28 @@ describe("adapters → gateway → database", () => {
     expect(listener.svc.stats()).toMatchObject({ sent: 2, failed: 0, dropped: 0 });
     await listener.svc.close();
     server.close();
+  });
+
+  it("a site with a hit token: the middleware's `token` option gets its hits in; without it they are refused (401)", async () => {
+    const admin = await loginAsAdmin(h.base);
+    const made = await call(h.base, "POST", "/api/sites", { body: { domain: "locked.example", hit_token: true }, headers: bearer(admin.token) });
+    expect(made.status).toBe(201);
+    const handler: http.RequestListener = (_req, res) => res.end("ok");
+    const errors: Error[] = [];
+    const withToken = withSvc(handler, { endpoint: `${h.base}/api/hit`, domain: "locked.example", token: made.json.hit_token });
+    const without = withSvc(handler, { endpoint: `${h.base}/api/hit`, domain: "locked.example", onError: (e) => errors.push(e) });
+    const [a, b] = [http.createServer(withToken), http.createServer(without)];
+    const [baseA, baseB] = await Promise.all([listen(a), listen(b)]);
+    await fetch(`${baseA}/with-token`, { headers: { "user-agent": UA.gptbot } });
+    await fetch(`${baseB}/without-token`, { headers: { "user-agent": UA.gptbot } });
+    await Promise.all([withToken.svc.flush(), without.svc.flush()]);
+    await expect.poll(() => hits("/with-token"), { timeout: 5000 }).toHaveLength(1);
+    expect(await hits("/without-token")).toEqual([]);
+    expect(without.svc.stats()).toMatchObject({ sent: 0, failed: 1 });
+    expect(errors.map((e) => e.message)).toEqual(["svc: the collector answered 401 to a batch of 1 hits"]);
+    await Promise.all([withToken.svc.close(), without.svc.close()]);
+    a.close();
+    b.close();
   });
 
   it("Express: a ClaudeBot fetch lands as ai_crawler / ClaudeBot", async () => {

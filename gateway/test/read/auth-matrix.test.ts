@@ -1,5 +1,6 @@
-// Every route of the read API × every kind of credential, then bad input on every route: each answer is the
-// expected status with a JSON error body, never a 500.
+// Every route of the read API × every kind of credential (session, cookie, read key, admin key), the CSRF
+// check of cookie-authenticated writes, then bad input on every route: each answer is the expected status
+// with a JSON error body, never a 500.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
@@ -8,7 +9,8 @@ import { type Harness, startHarness } from "../support/harness.ts";
 let h: Harness;
 let session: Record<string, string>;
 let cookie: Record<string, string>;
-let key: Record<string, string>;
+let key: Record<string, string>; // scope read (the default)
+let adminKey: Record<string, string>;
 let revoked: Record<string, string>;
 let own: Site;
 let other: Site;
@@ -29,6 +31,8 @@ interface RouteCase {
   readonly name: string;
   readonly siteScoped: boolean;
   readonly sessionOnly?: boolean;
+  /** Changes something: a read-only key gets 403, and a cookie request must pass the CSRF check. */
+  readonly write?: boolean;
   /** A text/event-stream answer: read only its status and headers, then hang up. */
   readonly stream?: boolean;
   readonly success: number;
@@ -40,21 +44,21 @@ const goalOf = async (siteId: number) =>
 
 const ROUTES: readonly RouteCase[] = [
   { name: "GET /api/sites", siteScoped: false, success: 200, request: async () => ({ method: "GET", path: "/api/sites" }) },
-  { name: "POST /api/sites", siteScoped: false, success: 201, request: async () => ({ method: "POST", path: "/api/sites", body: { domain: `m${unique()}.example` } }) },
-  { name: "PATCH /api/sites/{id}", siteScoped: true, success: 200, request: async (s) => ({ method: "PATCH", path: `/api/sites/${s.ref}`, body: { name: `n${unique()}` } }) },
+  { name: "POST /api/sites", siteScoped: false, write: true, success: 201, request: async () => ({ method: "POST", path: "/api/sites", body: { domain: `m${unique()}.example` } }) },
+  { name: "PATCH /api/sites/{id}", siteScoped: true, write: true, success: 200, request: async (s) => ({ method: "PATCH", path: `/api/sites/${s.ref}`, body: { name: `n${unique()}` } }) },
   { name: "GET /stats", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/stats?days=7` }) },
   { name: "GET /stats by domain", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.domain}/stats` }) },
   { name: "GET /breakdown", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/breakdown?field=page` }) },
   { name: "GET /ai", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/ai` }) },
   { name: "GET /goals", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/goals?days=7&actor=all` }) },
-  { name: "POST /goals", siteScoped: true, success: 201, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/goals`, body: { name: `g${unique()}` } }) },
-  { name: "DELETE /goals/{goalId}", siteScoped: true, success: 204, request: async (s) => ({ method: "DELETE", path: `/api/sites/${s.ref}/goals/${await goalOf(s.id)}` }) },
+  { name: "POST /goals", siteScoped: true, write: true, success: 201, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/goals`, body: { name: `g${unique()}` } }) },
+  { name: "DELETE /goals/{goalId}", siteScoped: true, write: true, success: 204, request: async (s) => ({ method: "DELETE", path: `/api/sites/${s.ref}/goals/${await goalOf(s.id)}` }) },
   { name: "GET /anomalies", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/anomalies?days=2` }) },
   { name: "GET /insights", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/insights` }) },
-  { name: "POST /insights/run", siteScoped: true, success: 200, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/insights/run` }) },
+  { name: "POST /insights/run", siteScoped: true, write: true, success: 200, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/insights/run` }) },
   { name: "GET /live (SSE)", siteScoped: true, stream: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/live` }) },
   { name: "GET /api/team/llm", siteScoped: false, sessionOnly: true, success: 200, request: async () => ({ method: "GET", path: "/api/team/llm" }) },
-  { name: "PATCH /api/team/llm", siteScoped: false, sessionOnly: true, success: 200, request: async () => ({ method: "PATCH", path: "/api/team/llm", body: { provider: "local" } }) },
+  { name: "PATCH /api/team/llm", siteScoped: false, sessionOnly: true, write: true, success: 200, request: async () => ({ method: "PATCH", path: "/api/team/llm", body: { provider: "local" } }) },
 ];
 
 beforeAll(async () => {
@@ -63,6 +67,7 @@ beforeAll(async () => {
   session = bearer(login.token);
   cookie = { cookie: login.cookie };
   key = bearer(await createApiKey(h.base, login.token, "matrix"));
+  adminKey = bearer(await createApiKey(h.base, login.token, "matrix admin", "admin"));
   const doomed = await call(h.base, "POST", "/api/keys", { body: { name: "doomed" }, headers: session });
   revoked = bearer(doomed.json.key);
   expect((await call(h.base, "DELETE", `/api/keys/${doomed.json.id}`, { headers: session })).status).toBe(204);
@@ -114,15 +119,48 @@ describe.each(ROUTES)("$name", (rc) => {
     expect((await send(rc, own, cookie)).status).toBe(rc.success);
   });
 
-  it(rc.sessionOnly ? "403 with an API key (settings need a session)" : "succeeds with an API key", async () => {
+  it(rc.sessionOnly ? "403 with an API key (settings need a session)" : rc.write ? "403 with a read key (writes need scope admin)" : "succeeds with a read key", async () => {
     const reply = await send(rc, own, key);
+    if (rc.sessionOnly || rc.write) expectJsonError(reply, 403);
+    else expect(reply.status, JSON.stringify(reply.json)).toBe(rc.success);
+  });
+
+  it(rc.sessionOnly ? "403 with an admin key too" : "succeeds with an admin key", async () => {
+    const reply = await send(rc, own, adminKey);
     if (rc.sessionOnly) expectJsonError(reply, 403);
     else expect(reply.status, JSON.stringify(reply.json)).toBe(rc.success);
   });
 
+  if (rc.write) {
+    it.each([
+      ["another site's Origin", { origin: "https://evil.example" }, 403],
+      ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }, 403],
+      ["Sec-Fetch-Site: same-site (a sibling subdomain) with its Origin", { "sec-fetch-site": "same-site", origin: "https://sub.own.example" }, 403],
+      ["Origin: null (a sandboxed frame)", { origin: "null" }, 403],
+      ["a form's content type", { "content-type": "application/x-www-form-urlencoded" }, 415],
+      ["text/plain", { "content-type": "text/plain" }, 415],
+      ["its own Origin", { origin: "__own__" }, "success"],
+      ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "https://elsewhere.example" }, "success"],
+      ["Sec-Fetch-Site: none (typed by the user)", { "sec-fetch-site": "none" }, "success"],
+    ] as const)("with the cookie and %s → %s", async (_label, extra, expected) => {
+      const headers: Record<string, string> = { ...cookie, ...extra };
+      if (headers["origin"] === "__own__") headers["origin"] = h.base;
+      // A body-less DELETE sends no content type; give it one only when the case is about the content type.
+      const r = await rc.request(own);
+      const reply = await call(h.base, r.method, r.path, { headers, ...(r.body !== undefined ? { body: r.body } : headers["content-type"] ? { body: "{}" } : {}) });
+      if (expected === "success") expect(reply.status, JSON.stringify(reply.json)).toBe(rc.success);
+      else expectJsonError(reply, expected);
+    });
+
+    it("a bearer credential skips the Origin check (a browser never attaches it by itself)", async () => {
+      const reply = await send(rc, own, { ...session, origin: "https://evil.example", "sec-fetch-site": "cross-site" });
+      expect(reply.status, JSON.stringify(reply.json)).toBe(rc.success);
+    });
+  }
+
   if (rc.siteScoped) {
     it("403 for another team's site, by id and by domain, with a session or a key", async () => {
-      for (const headers of [session, key]) {
+      for (const headers of [session, key, adminKey]) {
         expectJsonError(await send(rc, other, headers), 403);
       }
       expectJsonError(await send(rc, { ...other, ref: other.domain }, key), 403);
@@ -135,8 +173,8 @@ describe("team scoping without a site in the path", () => {
     const list = await call(h.base, "GET", "/api/sites", { headers: key });
     expect(list.json.sites.map((s: any) => s.domain)).not.toContain("other-team.example");
     expect(list.json.sites.every((s: any) => s.team_id === 1)).toBe(true);
-    expectJsonError(await call(h.base, "DELETE", `/api/sites/${other.id}/goals/${otherGoal}`, { headers: key }), 403);
-    const created = await call(h.base, "POST", "/api/sites", { body: { domain: `t${unique()}.example` }, headers: key });
+    expectJsonError(await call(h.base, "DELETE", `/api/sites/${other.id}/goals/${otherGoal}`, { headers: adminKey }), 403);
+    const created = await call(h.base, "POST", "/api/sites", { body: { domain: `t${unique()}.example` }, headers: adminKey });
     expect(created.json.team_id).toBe(1);
   });
 });
@@ -192,7 +230,7 @@ describe("bad input on every route: 400/404/405/409 JSON errors, never 500", () 
     ["DELETE", "/api/sites/{id}/stats", undefined, 405],
   ];
   it.each(cases)("%s %s %j → %i", async (method, path, body, status) => {
-    const headers = path.startsWith("/api/team/") ? session : key;
+    const headers = path.startsWith("/api/team/") ? session : adminKey;
     const reply = await call(h.base, method, path.replace("{id}", String(own.id)), { headers, ...(body !== undefined ? { body } : {}) });
     expectJsonError(reply, status);
     if (status === 400) expect(reply.json.error === "malformed JSON" || reply.json.details.length > 0).toBe(true);

@@ -25,7 +25,8 @@ beforeAll(async () => {
   h = await startHarness({ now: `${YESTERDAY}T09:00:00Z`, env: { SVC_TRUST_PROXY: "1" }, sites: [FIXTURE_DOMAIN] });
   await ingestFixture(h);
   const { token } = await loginAsAdmin(h.base);
-  auth = bearer(await createApiKey(h.base, token));
+  // An admin key: the goal tests below create and delete goals.
+  auth = bearer(await createApiKey(h.base, token, "reports", "admin"));
   siteId = (await h.pool.query("select id from sites where domain = $1", [FIXTURE_DOMAIN])).rows[0].id;
 });
 afterAll(async () => {

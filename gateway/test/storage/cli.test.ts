@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findSiteById } from "../../src/storage/sites.ts";
 import { runCli } from "../support/cli.ts";
@@ -34,8 +35,8 @@ describe("operator CLI", () => {
     const table = await runCli(["site", "list"], env);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+DOMAIN\s+NAME\s+RETENTION\s+CREATED$/);
-    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+shop\\.example\\.com\\s+Shop\\s+90 days\\s+\\d{4}-\\d{2}-\\d{2}$`));
+    expect(lines[0]).toMatch(/^ID\s+DOMAIN\s+NAME\s+RETENTION\s+HIT TOKEN\s+CREATED$/);
+    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+shop\\.example\\.com\\s+Shop\\s+90 days\\s+no\\s+\\d{4}-\\d{2}-\\d{2}$`));
     expect(lines[2]).toMatch(/blog\.example\.com\s+-\s+395 days/);
     // Aligned: every row starts its DOMAIN column at the same place.
     expect(new Set(lines.map((l) => l.search(/shop|blog|DOMAIN/))).size).toBe(1);
@@ -47,6 +48,25 @@ describe("operator CLI", () => {
     expect(renamed).toMatchObject({ code: 0, stdout: `site ${id} is now store.example.com\n` });
     expect(await findSiteById(db.pool, id)).toMatchObject({ domain: "store.example.com", retention_days: 90 });
     // Five CLI processes in a row; each tsx start takes 0.5–2 s on the shared 2-core machine.
+  }, 60_000);
+
+  it("site token makes a hit token shown once (only its hash is stored), and --clear removes it", async () => {
+    const added = JSON.parse((await runCli(["site", "add", "tokened.example", "--json"], env)).stdout);
+    expect(added).toMatchObject({ hit_token_set: false });
+    expect(added).not.toHaveProperty("hit_token_hash");
+    const made = await runCli(["site", "token", String(added.id), "--json"], env);
+    expect(made.code).toBe(0);
+    const { hit_token } = JSON.parse(made.stdout);
+    expect(hit_token).toMatch(/^svc_hit_[A-Za-z0-9_-]{43}$/);
+    const stored = await findSiteById(db.pool, added.id);
+    expect(stored!.hit_token_hash!.equals(createHash("sha256").update(hit_token).digest())).toBe(true);
+    const listed = await runCli(["site", "list", "--json"], env);
+    expect(listed.stdout).not.toContain(hit_token);
+    expect(JSON.parse(listed.stdout).find((s: { id: number }) => s.id === added.id)).toMatchObject({ hit_token_set: true });
+    const cleared = await runCli(["site", "token", String(added.id), "--clear"], env);
+    expect(cleared).toMatchObject({ code: 0, stdout: `site ${added.id}: hit token removed; /api/hit needs none\n` });
+    expect((await findSiteById(db.pool, added.id))!.hit_token_hash).toBeNull();
+    expect((await runCli(["site", "token", "987654"], env)).stderr).toMatch(/no site with id 987654/);
   }, 60_000);
 
   it.each([

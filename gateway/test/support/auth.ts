@@ -48,9 +48,9 @@ export async function loginAsAdmin(base: string, email = ADMIN_EMAIL, password =
   return { token: reply.json.token as string, cookie };
 }
 
-/** Creates an API key through POST /api/keys with a session token; returns the `svc_live_…` secret. */
-export async function createApiKey(base: string, token: string, name = "test key"): Promise<string> {
-  const reply = await call(base, "POST", "/api/keys", { body: { name }, headers: bearer(token) });
+/** Creates an API key through POST /api/keys with a session token; returns the `svc_live_…` secret. Keys are `read` unless asked. */
+export async function createApiKey(base: string, token: string, name = "test key", scope: "read" | "admin" = "read"): Promise<string> {
+  const reply = await call(base, "POST", "/api/keys", { body: { name, scope }, headers: bearer(token) });
   if (reply.status !== 201) throw new Error(`key creation failed: ${reply.status} ${JSON.stringify(reply.json)}`);
   return reply.json.key as string;
 }

@@ -1,0 +1,97 @@
+// Abuse limits of the unauthenticated ingest routes over real HTTP: per-client /api/event (IPv6 per /64),
+// per-site /api/hit (counted after the hit token), 429 with Retry-After, refill on the injected clock, and a
+// bounded limiter. Small rates keep the requests few; the defaults' numbers are checked on their own.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.ts";
+import { BURST_SECONDS, MAX_BUCKETS, TokenBuckets } from "../src/ingest/rate-limits.ts";
+import { type Harness, UA, post, startHarness } from "./support/harness.ts";
+
+let h: Harness;
+const RATE = 2; // per second: buckets of 2 × 30 = 60
+const BURST = RATE * BURST_SECONDS;
+
+beforeAll(async () => {
+  h = await startHarness({
+    sites: ["limited.example", "other.example"],
+    env: { SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: String(RATE), SVC_HIT_RATE_PER_SITE: String(RATE) },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const event = (ip: string) => post(h.base, "/api/event", { d: "limited.example", u: "https://limited.example/" }, { "user-agent": UA.chrome, "x-forwarded-for": ip });
+const hits = (domain: string, n: number, headers: Record<string, string> = {}) =>
+  post(h.base, "/api/hit", Array.from({ length: n }, (_, i) => ({ domain, method: "GET", path: `/h/${i}`, status: 200, user_agent: UA.gptbot, referrer: null, ip: "81.2.69.142" })), headers);
+
+describe("the defaults", () => {
+  it("are 10 events/s per client and 1,000 hits/s per site, with 30 s bursts", () => {
+    expect(loadConfig({})).toMatchObject({ eventRatePerClient: 10, hitRatePerSite: 1000 });
+    expect(BURST_SECONDS).toBe(30);
+  });
+});
+
+describe("/api/event: per client", () => {
+  it("answers 429 with Retry-After (and CORS) past the burst, other clients unaffected, refilled by the clock", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < BURST; i += 20) statuses.push(...(await Promise.all(Array.from({ length: 20 }, () => event("203.0.113.10")))).map((r) => r.status));
+    expect(statuses.every((s) => s === 202)).toBe(true);
+    const limited = await event("203.0.113.10");
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ error: "too many events from this client; retry later" });
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(limited.headers.get("access-control-allow-origin")).toBe("*");
+    expect((await event("203.0.113.11")).status).toBe(202);
+
+    h.clock.advance(1000); // 2 tokens
+    expect((await event("203.0.113.10")).status).toBe(202);
+    expect((await event("203.0.113.10")).status).toBe(202);
+    expect((await event("203.0.113.10")).status).toBe(429);
+    expect(h.gateway.counters.counts["rate_limited"]).toBeGreaterThanOrEqual(2);
+  });
+
+  it("counts an IPv6 client per /64: another address of the same block is the same client", async () => {
+    for (let i = 0; i < BURST; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => event(`2001:db8:1:2::${(i + j).toString(16)}`)));
+    expect((await event("2001:db8:1:2:ffff:ffff:ffff:fffe")).status).toBe(429);
+    expect((await event("2001:db8:1:3::1")).status).toBe(202);
+  });
+});
+
+describe("/api/hit: per site", () => {
+  it("counts hits, not requests: 429 past the burst for that site only, refilled by the clock", async () => {
+    expect((await hits("limited.example", BURST)).status).toBe(202);
+    const limited = await hits("limited.example", 1);
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ error: "too many hits for this site; retry later" });
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect((await hits("other.example", 10)).status).toBe(202);
+    h.clock.advance(5000); // 10 hits
+    expect((await hits("limited.example", 11)).status).toBe(429);
+    expect((await hits("limited.example", 10)).status).toBe(202);
+  });
+
+  it("does not let requests without the site's hit token use up its budget", async () => {
+    const site = (await h.pool.query("select id from sites where domain = 'other.example'")).rows[0].id as number;
+    const { loginAsAdmin, bearer, call } = await import("./support/auth.ts");
+    const { token } = await loginAsAdmin(h.base);
+    const made = await call(h.base, "PATCH", `/api/sites/${site}`, { body: { hit_token: true }, headers: bearer(token) });
+    expect(made.status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await hits("other.example", 100)).status).toBe(401);
+    // A stranger's 500 hits took none of the budget: the whole burst is still there.
+    h.clock.advance(BURST_SECONDS * 1000);
+    expect((await hits("other.example", BURST, bearer(made.json.hit_token))).status).toBe(202);
+  });
+});
+
+describe("the limiter's memory", () => {
+  it("holds at most its bucket budget however many clients there are, forgetting the least recently seen", () => {
+    const buckets = new TokenBuckets(1, () => 0, 1000);
+    for (let i = 0; i < 5000; i++) buckets.take(`client-${i}`);
+    expect(buckets.size).toBe(1000);
+    // The most recent client is still remembered (its bucket is one token short), the first one was forgotten.
+    for (let i = 0; i < 29; i++) expect(buckets.take("client-4999").ok).toBe(true);
+    expect(buckets.take("client-4999").ok).toBe(false);
+    expect(buckets.take("client-0").ok).toBe(true);
+    expect(MAX_BUCKETS).toBe(100_000);
+  });
+});
