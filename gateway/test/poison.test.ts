@@ -164,7 +164,7 @@ describe("a row PostgreSQL refuses", () => {
     expect(await event(h, "c.example", "/after", "81.2.69.90")).toBe(202);
     expect(await pageviews(h, auth, "c.example")).toBe(5);
     for (const site of SITES) await expectRollupsExact(h, site);
-    const health = await call(h.base, "GET", "/healthz");
+    const health = await call(h.base, "GET", "/healthz", { headers: auth });
     expect(health.json.writer).toMatchObject({ refusedRequests: 1, isolatedBatches: 1 });
     expect(health.json.rejected).toMatchObject({ unstorable: 1 });
     await expectCleanStop(h);

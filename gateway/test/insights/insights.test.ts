@@ -88,7 +88,7 @@ beforeAll(async () => {
   };
   h = await startHarness({ now: NOW, env, sites: [DOMAIN, "other.example"] });
   ({ token } = await loginAsAdmin(h.base));
-  key = await createApiKey(h.base, token);
+  key = await createApiKey(h.base, token, "insights runner", "admin");
   await ingest();
 }, 60_000);
 afterAll(async () => {
