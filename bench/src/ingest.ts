@@ -4,7 +4,6 @@
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";

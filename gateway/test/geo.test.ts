@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isReservedAddress, openCountryLookup } from "../src/geo/country.ts";
-import { clientIp, limiterKey, parseTrustProxy } from "../src/ingest/client-ip.ts";
+import { clientIp, parseTrustProxy } from "../src/ingest/client-ip.ts";
 
 describe("country lookup", () => {
   const country = openCountryLookup(null);
