@@ -22,7 +22,7 @@ const pages = Array.from({ length: 500 }, (_, i) => `/p/${i}`);
 const row = (visitor: number, ts: number, page: string): RollupRow => ({
   kind: "event", ts, name: "pageview", page, actor: "human", source: visitor % 3 === 0 ? "Google" : null, channel: visitor % 3 === 0 ? "search" : "direct",
   utm_source: null, utm_medium: null, utm_campaign: null, country: ["DE", "US", "FR", "GB", "IN"][visitor % 5]!, device: "desktop",
-  browser: ["Chrome", "Firefox", "Safari"][visitor % 3]!, os: ["Windows", "macOS", "Linux"][visitor % 3]!, ai_name: null, visitor_hash: hashes[visitor]!,
+  browser: ["Chrome", "Firefox", "Safari"][visitor % 3]!, os: ["Windows", "macOS", "Linux"][visitor % 3]!, ai_name: null, rule: "default", visitor_hash: hashes[visitor]!,
 });
 
 // Heap: every visitor once (one row, 14 counters touched).

@@ -15,19 +15,27 @@
 // each distinct (visitor, actor, dimension, value) pair then costs two array slots (~16 B), or a Map entry
 // (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 536 B of heap per visitor whose one row
 // touches 14 counters, so 100,000 visitors a day ≈ 54 MB.
+//
+// Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
+// `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
+// visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
+import { ruleValue } from "@svc/core";
 import type { EventRow, HitRow, LedgerSlot, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
-  "country", "device", "browser", "os", "event", "ai_name", "status_class",
+  "country", "device", "browser", "os", "event", "ai_name", "status_class", "rule",
 ] as const;
+
+/** The rollup actor of the exact all-actor `total` counter. */
+export const EVERY_ACTOR = "all";
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** A row as the rollups see it: the shared columns of events and hits, plus which kind it is. */
 export type RollupRow =
   | ({ kind: "event" } & Pick<EventRow, RollupColumns | "name">)
   | ({ kind: "hit" } & Pick<HitRow, RollupColumns | "status">);
-type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "visitor_hash";
+type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "rule" | "visitor_hash";
 
 // Status classes are interned once: a string built per row would be hashed anew at every lookup.
 const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
@@ -36,7 +44,8 @@ const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
  * Calls `visit` for each (dimension, value) pair one row counts under, without allocating. Missing
  * values of always-present dimensions count under "" (direct traffic, unknown country), so each
  * dimension's values sum to the total; the sparse ones (UTM, AI name) are skipped when absent to keep
- * human rows small. `index` is the dimension's position in DIMENSIONS.
+ * human rows small. `rule` (why a row is not human: the classifier's rule and the name it matched) is
+ * counted for `bot`, `ai_crawler` and `ai_agent` rows only. `index` is the dimension's position in DIMENSIONS.
  */
 export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: string, index: number) => void): void {
   visit("total", "", 0);
@@ -53,6 +62,7 @@ export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: 
   if (row.ai_name !== null) visit("ai_name", row.ai_name, 12);
   if (row.kind === "event") visit("event", row.name, 11);
   else visit("status_class", STATUS_CLASSES[Math.floor(row.status / 100)] ?? `${Math.floor(row.status / 100)}xx`, 13);
+  if (row.actor === "bot" || row.actor === "ai_crawler" || row.actor === "ai_agent") visit("rule", ruleValue(row.rule, row.ai_name), 14);
 }
 
 export const HOUR_MS = 3_600_000;
@@ -123,19 +133,37 @@ function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY |
   return NEW_THIS_HOUR;
 }
 
+/**
+ * A visitor state as plain data (snapshot.ts): the counters, and per visitor its hash key (latin1), last
+ * row's time and actor, and pairs of (counter index, hour index of the day) it was counted in.
+ */
+export interface RollupStateData {
+  readonly watermark: number;
+  readonly counters: readonly (readonly [actor: string, dim: Dimension, value: string])[];
+  readonly visitors: readonly (readonly [hashKey: string, lastSeen: number, lastActor: string, counts: readonly number[]])[];
+}
+
 export class RollupState {
   private readonly visitorsByHash = new Map<string, Visitor>();
   /** actor → dimension (by index in DIMENSIONS) → value → slot. Lookups use the row's own strings, whose hashes V8 caches. */
   private readonly slots = new Map<string, Map<string, Slot>[]>();
+  /** The latest time stamp (ms) counted: a snapshot covers the rows up to it. */
+  private latest: number;
 
   constructor(
     readonly siteId: number,
     /** ms at 00:00 UTC of the day this state covers. */
     readonly dayStart: number,
-  ) {}
+  ) {
+    this.latest = dayStart - 1;
+  }
 
   get visitors(): number {
     return this.visitorsByHash.size;
+  }
+
+  get watermark(): number {
+    return this.latest;
   }
 
   /** Distinct visitors seen since `since` (ms), per actor of their latest row. */
@@ -147,10 +175,13 @@ export class RollupState {
     return out;
   }
 
-  /** Adds one row to the state and its counts to `out`. Rows of one site arrive in time order. */
-  observe(row: RollupRow, out: DeltaSink): void {
+  /**
+   * Adds one row to the state and its counts to `out`. Rows of one site arrive in time order. `hashKey` is
+   * the visitor hash as a latin1 string, when the caller already made it.
+   */
+  observe(row: RollupRow, out: DeltaSink, hashKey: string = row.visitor_hash.toString("latin1")): void {
     const hour = row.ts - (row.ts % HOUR_MS);
-    const hashKey = row.visitor_hash.toString("latin1");
+    if (row.ts > this.latest) this.latest = row.ts;
     let visitor = this.visitorsByHash.get(hashKey);
     if (visitor === undefined) {
       visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], index: null };
@@ -161,18 +192,17 @@ export class RollupState {
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
-    let byDim = this.slots.get(row.actor);
-    if (!byDim) this.slots.set(row.actor, (byDim = DIMENSIONS.map(() => new Map<string, Slot>())));
-    const dims = byDim;
+    let actor = row.actor;
+    let dims = this.dimsOf(actor);
     const counted = visitor;
-    forEachDimension(row, (dim, value, index) => {
+    const count = (dim: Dimension, value: string, index: number): void => {
       const byValue = dims[index]!;
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 }));
+      if (!slot) byValue.set(value, (slot = { actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 }));
       const seen = countIn(counted, slot, hour);
       let d = slot.delta;
       if (slot.sink !== out || d === null || d.hour !== hour) {
-        d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
+        d = { site_id: this.siteId, hour, actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
         out.deltas.push(d);
         slot.delta = d;
         slot.sink = out;
@@ -182,6 +212,61 @@ export class RollupState {
       d.hits += hits;
       if (seen !== COUNTED) d.visitors_hour++;
       if (seen === NEW_TODAY) d.visitors_day++;
+    };
+    forEachDimension(row, count);
+    actor = EVERY_ACTOR;
+    dims = this.dimsOf(EVERY_ACTOR);
+    count("total", "", 0);
+  }
+
+  private dimsOf(actor: string): Map<string, Slot>[] {
+    let byDim = this.slots.get(actor);
+    if (!byDim) this.slots.set(actor, (byDim = DIMENSIONS.map(() => new Map<string, Slot>())));
+    return byDim;
+  }
+
+  /** The state as plain data; `fromData` makes an equal state. */
+  toData(): RollupStateData {
+    const index = new Map<Slot, number>();
+    const counters: [string, Dimension, string][] = [];
+    for (const byDim of this.slots.values()) {
+      for (const byValue of byDim) {
+        for (const slot of byValue.values()) {
+          index.set(slot, counters.length);
+          counters.push([slot.actor, slot.dim, slot.value]);
+        }
+      }
+    }
+    const visitors: [string, number, string, number[]][] = [];
+    for (const [key, v] of this.visitorsByHash) {
+      const counts = new Array<number>(v.slots.length * 2);
+      for (let i = 0; i < v.slots.length; i++) {
+        counts[2 * i] = index.get(v.slots[i]!)!;
+        counts[2 * i + 1] = (v.hours[i]! - this.dayStart) / HOUR_MS;
+      }
+      visitors.push([key, v.lastSeen, v.lastActor, counts]);
+    }
+    return { watermark: this.latest, counters, visitors };
+  }
+
+  static fromData(siteId: number, dayStart: number, data: RollupStateData): RollupState {
+    const state = new RollupState(siteId, dayStart);
+    state.latest = data.watermark;
+    const slots = data.counters.map(([actor, dim, value]) => {
+      const slot: Slot = { actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 };
+      state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, slot);
+      return slot;
     });
+    for (const [key, lastSeen, lastActor, counts] of data.visitors) {
+      const n = counts.length / 2;
+      const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), index: null };
+      for (let i = 0; i < n; i++) {
+        visitor.slots[i] = slots[counts[2 * i]!]!;
+        visitor.hours[i] = dayStart + counts[2 * i + 1]! * HOUR_MS;
+      }
+      if (n > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
+      state.visitorsByHash.set(key, visitor);
+    }
+    return state;
   }
 }
