@@ -8,3 +8,6 @@ create table actor_snapshots (
   watermark timestamptz not null,
   state     bytea       not null
 );
+-- Stored uncompressed: the state is varints and hashes, which pglz barely shrinks, and compressing tens of MB
+-- would sit on the clean stop's path.
+alter table actor_snapshots alter column state set storage external;

@@ -69,6 +69,8 @@ export const HOUR_MS = 3_600_000;
 
 /** One (actor, dimension, value) counter of the day. */
 interface Slot extends LedgerSlot {
+  /** Its position in the state's list of counters: how a snapshot refers to it. */
+  readonly id: number;
   readonly actor: string;
   readonly dim: Dimension;
   readonly value: string;
@@ -133,20 +135,15 @@ function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY |
   return NEW_THIS_HOUR;
 }
 
-/**
- * A visitor state as plain data (snapshot.ts): the counters, and per visitor its hash key (latin1), last
- * row's time and actor, and pairs of (counter index, hour index of the day) it was counted in.
- */
-export interface RollupStateData {
-  readonly watermark: number;
-  readonly counters: readonly (readonly [actor: string, dim: Dimension, value: string])[];
-  readonly visitors: readonly (readonly [hashKey: string, lastSeen: number, lastActor: string, counts: readonly number[]])[];
-}
+/** One counter of the day, as a snapshot lists it (position = counter id). */
+export type Counter = readonly [actor: string, dim: Dimension, value: string];
 
 export class RollupState {
   private readonly visitorsByHash = new Map<string, Visitor>();
   /** actor → dimension (by index in DIMENSIONS) → value → slot. Lookups use the row's own strings, whose hashes V8 caches. */
   private readonly slots = new Map<string, Map<string, Slot>[]>();
+  /** Every slot, by id. */
+  private readonly slotList: Slot[] = [];
   /** The latest time stamp (ms) counted: a snapshot covers the rows up to it. */
   private latest: number;
 
@@ -198,7 +195,7 @@ export class RollupState {
     const count = (dim: Dimension, value: string, index: number): void => {
       const byValue = dims[index]!;
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = { actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 }));
+      if (!slot) byValue.set(value, (slot = this.newSlot(actor, dim, value)));
       const seen = countIn(counted, slot, hour);
       let d = slot.delta;
       if (slot.sink !== out || d === null || d.hour !== hour) {
@@ -225,48 +222,46 @@ export class RollupState {
     return byDim;
   }
 
-  /** The state as plain data; `fromData` makes an equal state. */
-  toData(): RollupStateData {
-    const index = new Map<Slot, number>();
-    const counters: [string, Dimension, string][] = [];
-    for (const byDim of this.slots.values()) {
-      for (const byValue of byDim) {
-        for (const slot of byValue.values()) {
-          index.set(slot, counters.length);
-          counters.push([slot.actor, slot.dim, slot.value]);
-        }
-      }
-    }
-    const visitors: [string, number, string, number[]][] = [];
-    for (const [key, v] of this.visitorsByHash) {
-      const counts = new Array<number>(v.slots.length * 2);
-      for (let i = 0; i < v.slots.length; i++) {
-        counts[2 * i] = index.get(v.slots[i]!)!;
-        counts[2 * i + 1] = (v.hours[i]! - this.dayStart) / HOUR_MS;
-      }
-      visitors.push([key, v.lastSeen, v.lastActor, counts]);
-    }
-    return { watermark: this.latest, counters, visitors };
+  private newSlot(actor: string, dim: Dimension, value: string): Slot {
+    const slot: Slot = { id: this.slotList.length, actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 };
+    this.slotList.push(slot);
+    return slot;
   }
 
-  static fromData(siteId: number, dayStart: number, data: RollupStateData): RollupState {
+  // ---- Snapshot (snapshot.ts): the state as counters and, per visitor, counter ids with hours of the day.
+
+  /** Every counter of the day, in id order. */
+  counters(): Counter[] {
+    return this.slotList.map((s) => [s.actor, s.dim, s.value] as const);
+  }
+
+  /**
+   * Calls `visit` per visitor with its hash key, last row's time and actor, and the counters it was counted
+   * in (by id) with the start (ms) of the hour it was last counted in each.
+   */
+  forEachVisitor(visit: (hashKey: string, lastSeen: number, lastActor: string, counterIds: readonly { readonly id: number }[], hours: readonly number[]) => void): void {
+    for (const [key, v] of this.visitorsByHash) visit(key, v.lastSeen, v.lastActor, v.slots, v.hours);
+  }
+
+  /** A state with the counters of a snapshot and no visitors yet; `restoreVisitor` adds them. */
+  static restoring(siteId: number, dayStart: number, watermark: number, counters: readonly Counter[]): RollupState {
     const state = new RollupState(siteId, dayStart);
-    state.latest = data.watermark;
-    const slots = data.counters.map(([actor, dim, value]) => {
-      const slot: Slot = { actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 };
-      state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, slot);
-      return slot;
-    });
-    for (const [key, lastSeen, lastActor, counts] of data.visitors) {
-      const n = counts.length / 2;
-      const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), index: null };
-      for (let i = 0; i < n; i++) {
-        visitor.slots[i] = slots[counts[2 * i]!]!;
-        visitor.hours[i] = dayStart + counts[2 * i + 1]! * HOUR_MS;
-      }
-      if (n > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
-      state.visitorsByHash.set(key, visitor);
-    }
+    state.latest = watermark;
+    for (const [actor, dim, value] of counters) state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, state.newSlot(actor, dim, value));
     return state;
+  }
+
+  /** Adds one visitor of a snapshot: counter ids and hours of the day (0..23), pairwise. */
+  restoreVisitor(hashKey: string, lastSeen: number, lastActor: string, counterIds: ArrayLike<number>, hours: ArrayLike<number>): void {
+    const n = counterIds.length;
+    const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), index: null };
+    for (let i = 0; i < n; i++) {
+      const slot = this.slotList[counterIds[i]!];
+      if (slot === undefined) throw new RangeError(`snapshot refers to counter ${counterIds[i]} of ${this.slotList.length}`);
+      visitor.slots[i] = slot;
+      visitor.hours[i] = this.dayStart + hours[i]! * HOUR_MS;
+    }
+    if (n > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
+    this.visitorsByHash.set(hashKey, visitor);
   }
 }
