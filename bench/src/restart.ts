@@ -138,6 +138,7 @@ async function main(): Promise<void> {
     });
     gateways.push(warm.gw);
     const restored = warm.gw.output.some((l) => l.includes("site state restored from the last clean stop"));
+    if (process.env.BENCH_RESTART_VERBOSE) for (const l of warm.gw.output) log(l);
     log(`clean restart: listening after ${seconds(warm.listeningMs)} s, first event accepted after ${seconds(warm.firstAcceptedMs)} s (state ${restored ? "restored" : "NOT restored"})`);
     const unchanged = sameLines(before, atListening);
     await probe(warm.gw.port, "b");

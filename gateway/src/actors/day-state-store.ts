@@ -22,6 +22,7 @@ export async function saveDayStates(pool: pg.Pool, states: readonly DayState[], 
 export async function loadDayStates(pool: pg.Pool, now: number, log: Logger): Promise<DayState[]> {
   const started = performance.now();
   const stored = await takeActorSnapshots(pool, utcDayStart(now));
+  const read = performance.now();
   const states: DayState[] = [];
   for (const s of stored) {
     try {
@@ -31,6 +32,9 @@ export async function loadDayStates(pool: pg.Pool, now: number, log: Logger): Pr
       log.warn("a saved site state is unreadable; the site replays today's rows", { site: s.siteId, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  if (stored.length > 0) log.info("site states of the last clean stop loaded", { sites: states.length, ms: Math.round(performance.now() - started) });
+  if (stored.length > 0) {
+    const bytes = stored.reduce((n, s) => n + s.bytes.length, 0);
+    log.info("site states of the last clean stop loaded", { sites: states.length, bytes, read_ms: Math.round(read - started), decode_ms: Math.round(performance.now() - read) });
+  }
   return states;
 }

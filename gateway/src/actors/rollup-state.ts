@@ -111,6 +111,8 @@ const COUNTED = 2;
 /** Whether `visitor` was already counted in `slot` today and this hour, recording that it now is. */
 function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY | typeof NEW_THIS_HOUR | typeof COUNTED {
   let i: number;
+  // A visitor restored from a snapshot gets its Map when it comes back, not at boot for every visitor.
+  if (visitor.index === null && visitor.slots.length > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
   if (visitor.index === null) {
     const slots = visitor.slots;
     for (i = 0; i < slots.length; i++) if (slots[i] === slot) break;
@@ -251,9 +253,8 @@ export class RollupState {
     return state;
   }
 
-  /** Adds one visitor of a snapshot: counter ids and hours of the day (0..23), pairwise. */
-  restoreVisitor(hashKey: string, lastSeen: number, lastActor: string, counterIds: ArrayLike<number>, hours: ArrayLike<number>): void {
-    const n = counterIds.length;
+  /** Adds one visitor of a snapshot: its first `n` counter ids and hours of the day (0..23), pairwise. */
+  restoreVisitor(hashKey: string, lastSeen: number, lastActor: string, n: number, counterIds: ArrayLike<number>, hours: ArrayLike<number>): void {
     const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), index: null };
     for (let i = 0; i < n; i++) {
       const slot = this.slotList[counterIds[i]!];
@@ -261,7 +262,6 @@ export class RollupState {
       visitor.slots[i] = slot;
       visitor.hours[i] = this.dayStart + hours[i]! * HOUR_MS;
     }
-    if (n > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
     this.visitorsByHash.set(hashKey, visitor);
   }
 }

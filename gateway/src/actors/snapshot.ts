@@ -51,7 +51,8 @@ class Writer {
   }
 
   varint(v: number): void {
-    this.room(5);
+    if (v >= 2 ** 28) throw new RangeError(`${v} does not fit a snapshot varint`);
+    this.room(4);
     while (v >= 0x80) {
       this.buf[this.at++] = (v & 0x7f) | 0x80;
       v >>>= 7;
@@ -97,15 +98,16 @@ class Reader {
     return v;
   }
 
+  /** Up to 4 bytes (28 bits): counter ids, actors and attributions stay far below 2^28. */
   varint(): number {
-    let v = 0;
-    let shift = 0;
-    let b: number;
-    do {
-      b = this.buf[this.at++]!;
-      v += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (b & 0x80);
+    const buf = this.buf;
+    let b = buf[this.at++]!;
+    let v = b & 0x7f;
+    for (let shift = 7; b & 0x80; shift += 7) {
+      if (shift > 21) throw new RangeError("varint longer than 4 bytes in a snapshot");
+      b = buf[this.at++]!;
+      v |= (b & 0x7f) << shift;
+    }
     return v;
   }
 
@@ -182,20 +184,22 @@ export function decodeDayState(bytes: Buffer): DayState | null {
   const actors = r.json<string[]>();
   const attributions = r.json<Attribution[]>();
   const visitors = r.u32();
-  const ids: number[] = [];
-  const hours: number[] = [];
+  let ids = new Int32Array(1024);
+  let hours = new Uint8Array(1024);
   for (let v = 0; v < visitors; v++) {
     const key = r.key();
     const lastSeen = r.f64();
     const lastActor = actors[r.varint()]!;
     const n = r.varint();
-    ids.length = n;
-    hours.length = n;
+    if (n > ids.length) {
+      ids = new Int32Array(n);
+      hours = new Uint8Array(n);
+    }
     for (let i = 0; i < n; i++) {
       ids[i] = r.varint();
       hours[i] = r.u8();
     }
-    state.restoreVisitor(key, lastSeen, lastActor, ids, hours);
+    state.restoreVisitor(key, lastSeen, lastActor, n, ids, hours);
   }
   const visits = new VisitState();
   const open = r.u32();
