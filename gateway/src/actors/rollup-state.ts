@@ -146,6 +146,8 @@ export class RollupState {
   private readonly slots = new Map<string, Map<string, Slot>[]>();
   /** Every slot, by id. */
   private readonly slotList: Slot[] = [];
+  /** The all-actor total counter, kept at hand: every row counts in it. */
+  private allTotal: Slot | null = null;
   /** The latest time stamp (ms) counted: a snapshot covers the rows up to it. */
   private latest: number;
 
@@ -191,31 +193,33 @@ export class RollupState {
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
-    let actor = row.actor;
-    let dims = this.dimsOf(actor);
-    const counted = visitor;
-    const count = (dim: Dimension, value: string, index: number): void => {
+    const actor = row.actor;
+    const dims = this.dimsOf(actor);
+    forEachDimension(row, (dim, value, index) => {
       const byValue = dims[index]!;
       let slot = byValue.get(value);
       if (!slot) byValue.set(value, (slot = this.newSlot(actor, dim, value)));
-      const seen = countIn(counted, slot, hour);
-      let d = slot.delta;
-      if (slot.sink !== out || d === null || d.hour !== hour) {
-        d = { site_id: this.siteId, hour, actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
-        out.deltas.push(d);
-        slot.delta = d;
-        slot.sink = out;
-      }
-      d.pageviews += pageviews;
-      d.events += events;
-      d.hits += hits;
-      if (seen !== COUNTED) d.visitors_hour++;
-      if (seen === NEW_TODAY) d.visitors_day++;
-    };
-    forEachDimension(row, count);
-    actor = EVERY_ACTOR;
-    dims = this.dimsOf(EVERY_ACTOR);
-    count("total", "", 0);
+      this.count(visitor, slot, hour, out, pageviews, events, hits);
+    });
+    this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
+    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits);
+  }
+
+  /** Adds one row's counts to `slot`'s delta in `out`, and the visitor when it is new there this hour or today. */
+  private count(visitor: Visitor, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number): void {
+    const seen = countIn(visitor, slot, hour);
+    let d = slot.delta;
+    if (slot.sink !== out || d === null || d.hour !== hour) {
+      d = { site_id: this.siteId, hour, actor: slot.actor, dim: slot.dim, value: slot.value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
+      out.deltas.push(d);
+      slot.delta = d;
+      slot.sink = out;
+    }
+    d.pageviews += pageviews;
+    d.events += events;
+    d.hits += hits;
+    if (seen !== COUNTED) d.visitors_hour++;
+    if (seen === NEW_TODAY) d.visitors_day++;
   }
 
   private dimsOf(actor: string): Map<string, Slot>[] {
@@ -249,7 +253,11 @@ export class RollupState {
   static restoring(siteId: number, dayStart: number, watermark: number, counters: readonly Counter[]): RollupState {
     const state = new RollupState(siteId, dayStart);
     state.latest = watermark;
-    for (const [actor, dim, value] of counters) state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, state.newSlot(actor, dim, value));
+    for (const [actor, dim, value] of counters) {
+      const slot = state.newSlot(actor, dim, value);
+      if (actor === EVERY_ACTOR) state.allTotal = slot;
+      else state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, slot);
+    }
     return state;
   }
 
