@@ -1,5 +1,6 @@
 export * from "./types.ts";
 export * from "./classify/index.ts";
+export * from "./classify/rule-labels.ts";
 export * from "./schema/index.ts";
 export * from "./traffic/index.ts";
 export * from "./device/index.ts";

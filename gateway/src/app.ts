@@ -36,6 +36,7 @@ import { saltForDay } from "./storage/salts.ts";
 import { commitRows } from "./storage/writer.ts";
 import { replaceDayRollups } from "./storage/rollup-writes.ts";
 import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "./rollups/flusher.ts";
+import { loadDayStates, saveDayStates } from "./actors/day-state-store.ts";
 import { type CommitFn, GroupCommitWriter } from "./writer/group-commit.ts";
 
 export const BODY_LIMIT = 64 * 1024;
@@ -81,6 +82,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const sites = new SiteCache(pool, database.url, log, clock.now);
   await sites.start();
+  // Before the repair, which sets the repair mark that tells a clean stop from a killed one.
+  const dayStates = await loadDayStates(pool, clock.now(), log);
   await repairAfterCrash(pool, clock.now(), log);
 
   let actors: ActorRegistry | null = null;
@@ -120,6 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         rollups.reportRefused(await replaceDayRollups(pool, id, dayStart, counts));
       }),
   });
+  actors.restore(dayStates);
   writer.start();
   rollups.start();
   live.start();
@@ -189,6 +193,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await actors!.stop();
       await writer!.stop();
       await rollups.stop();
+      await saveDayStates(pool, actors!.snapshots(), log);
       await maintenance.stop();
       await sites.stop();
       log.info("gateway stopped", { batches: writer!.stats.batches, rows: writer!.stats.rows, rollup_flushes: rollups.stats.flushes });

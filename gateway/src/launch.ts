@@ -1,7 +1,7 @@
 // Launches the real gateway as a child process, from the bundle `npm start` runs (built first), and waits
 // until it listens: used by the durability tests (signals, kill -9) and by the ingest benchmark.
 import { type ChildProcess, spawn } from "node:child_process";
-import { bundleGateway } from "../scripts/bundle.ts";
+import { GATEWAY_BUNDLE, bundleGateway } from "../scripts/bundle.ts";
 import { repoRoot } from "./repo-root.ts";
 
 
@@ -12,10 +12,11 @@ export interface GatewayProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
+/** `rebuild: false` runs the bundle as it is (a benchmark timing a restart must not time esbuild). */
+export async function launchGateway(env: Record<string, string>, options: { rebuild?: boolean } = {}): Promise<GatewayProcess> {
   // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
   const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
-  const bundle = await bundleGateway();
+  const bundle = options.rebuild === false ? GATEWAY_BUNDLE : await bundleGateway();
   const child = spawn(process.execPath, [...nodeFlags, "--enable-source-maps", bundle], {
     cwd: repoRoot,
     // The "gateway listening" line is at info level: that is how the port is learned.

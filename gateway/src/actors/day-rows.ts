@@ -1,11 +1,13 @@
-// Reads one site's raw rows of one UTC day back, in time order, to rebuild that day's visitor state (at
-// boot, at a day change, after a failed batch) and, when asked, that day's rollup counts (after a failed
-// batch, and at boot after a gateway was killed). A server-side cursor keeps memory flat however busy the
-// day was.
+// Reads one site's raw rows of one UTC day back, in time order, to rebuild that day's visitor and visit
+// state (at boot, at a day change, after a failed batch) and, when asked, that day's rollup counts (after a
+// failed batch, and at boot after a gateway was killed). A server-side cursor keeps memory flat however busy
+// the day was. Script rows already store their visit's values (visit-state.ts), so the counts are the
+// stored ones and the visit state only follows them.
 import type pg from "pg";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 import { type DeltaSink, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
+import { type VisitRow, VisitState } from "./visit-state.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -13,15 +15,20 @@ const FETCH_ROWS = 10_000;
 
 const SELECT = `
   select 'event' as kind, ts, actor, page, source, channel, utm_source, utm_medium, utm_campaign,
-         country, device, browser, os, ai_name, visitor_hash, name, null::smallint as status
+         country, device, browser, os, ai_name, rule, visitor_hash, name, null::smallint as status,
+         referrer_host, utm_term, utm_content
     from events where site_id = $1 and ts >= $2 and ts < $3
   union all
   select 'hit', ts, actor, page, source, channel, utm_source, utm_medium, utm_campaign,
-         country, device, browser, os, ai_name, visitor_hash, null, status
+         country, device, browser, os, ai_name, rule, visitor_hash, null, status, referrer_host, utm_term, utm_content
     from hits where site_id = $1 and ts >= $2 and ts < $3
   order by ts`;
 
-export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: number, dayEnd: number, onRow: (row: RollupRow) => void): Promise<number> {
+/** A stored row as the day's replay reads it: what the rollups count, and what a visit's entry decides. */
+export type DayRow = RollupRow & VisitRow;
+
+/** Calls `onRow` for each of the site's rows with `dayStart` ≤ ts < `dayEnd` (ms), in time order. */
+export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: number, dayEnd: number, onRow: (row: DayRow) => void): Promise<number> {
   let count = 0;
   await withTransaction(pool, async (client) => {
     await client.query("set transaction read only");
@@ -30,7 +37,7 @@ export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: num
       const { rows } = await client.query(`fetch ${FETCH_ROWS} from day_rows`);
       for (const r of rows) {
         r.ts = (r.ts as Date).getTime();
-        onRow(r as RollupRow);
+        onRow(r as DayRow);
       }
       count += rows.length;
       if (rows.length < FETCH_ROWS) break;
@@ -41,6 +48,7 @@ export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: num
 
 export interface DayRecount {
   readonly state: RollupState;
+  readonly visits: VisitState;
   readonly rows: number;
   /** The day's rollup counts, one delta per (actor, dimension, value, hour); empty unless asked for. */
   readonly counts: readonly RollupDelta[];
@@ -52,12 +60,28 @@ export interface DayRecount {
  * by the day's distinct values × 24, not by its rows); without, they are dropped as they come.
  */
 export async function recountDay(pool: pg.Pool, siteId: number, dayStart: number, options: { counts: boolean }): Promise<DayRecount> {
-  const state = new RollupState(siteId, dayStart);
+  const recount = { state: new RollupState(siteId, dayStart), visits: new VisitState() };
+  const { rows, counts } = await replayRows(pool, recount, dayStart, options);
+  return { ...recount, rows, counts };
+}
+
+/**
+ * Replays the site's rows of the state's day from `from` (ms) on into `state` and `visits`: the rows a
+ * snapshot (snapshot.ts) does not cover, or the whole day.
+ */
+export async function replayRows(
+  pool: pg.Pool,
+  { state, visits }: { state: RollupState; visits: VisitState },
+  from: number,
+  options: { counts: boolean },
+): Promise<{ rows: number; counts: readonly RollupDelta[] }> {
   const kept = newDeltaSink();
   let sink: DeltaSink = options.counts ? kept : newDeltaSink();
-  const rows = await forEachDayRow(pool, siteId, dayStart, dayStart + DAY_MS, (row) => {
-    state.observe(row, sink);
+  const rows = await forEachDayRow(pool, state.siteId, from, state.dayStart + DAY_MS, (row) => {
+    const key = row.visitor_hash.toString("latin1");
+    if (row.kind === "event") visits.replay(row, key);
+    state.observe(row, sink, key);
     if (!options.counts && sink.deltas.length > 50_000) sink = newDeltaSink();
   });
-  return { state, rows, counts: options.counts ? kept.deltas : [] };
+  return { rows, counts: options.counts ? kept.deltas : [] };
 }

@@ -1,6 +1,7 @@
 // Creates site actors on first use and stops them all on shutdown.
 import type { SiteActorDeps } from "./site-actor.ts";
 import { SiteActor } from "./site-actor.ts";
+import type { DayState } from "./snapshot.ts";
 
 export class ActorRegistry {
   private readonly actors = new Map<number, SiteActor>();
@@ -18,6 +19,16 @@ export class ActorRegistry {
       this.actors.set(siteId, actor);
     }
     return actor;
+  }
+
+  /** At boot, before traffic: the day states a clean stop saved, one per site. */
+  restore(states: readonly DayState[]): void {
+    for (const s of states) this.get(s.state.siteId).restore(s);
+  }
+
+  /** After `stop`: every actor's day state that still matches the raw rows. */
+  snapshots(): DayState[] {
+    return [...this.actors.values()].flatMap((a) => a.snapshot() ?? []);
   }
 
   /**

@@ -15,19 +15,27 @@
 // each distinct (visitor, actor, dimension, value) pair then costs two array slots (~16 B), or a Map entry
 // (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 536 B of heap per visitor whose one row
 // touches 14 counters, so 100,000 visitors a day ≈ 54 MB.
+//
+// Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
+// `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
+// visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
+import { ruleValue } from "@svc/core";
 import type { EventRow, HitRow, LedgerSlot, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
-  "country", "device", "browser", "os", "event", "ai_name", "status_class",
+  "country", "device", "browser", "os", "event", "ai_name", "status_class", "rule",
 ] as const;
+
+/** The rollup actor of the exact all-actor `total` counter. */
+export const EVERY_ACTOR = "all";
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** A row as the rollups see it: the shared columns of events and hits, plus which kind it is. */
 export type RollupRow =
   | ({ kind: "event" } & Pick<EventRow, RollupColumns | "name">)
   | ({ kind: "hit" } & Pick<HitRow, RollupColumns | "status">);
-type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "visitor_hash";
+type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "rule" | "visitor_hash";
 
 // Status classes are interned once: a string built per row would be hashed anew at every lookup.
 const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
@@ -36,7 +44,8 @@ const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
  * Calls `visit` for each (dimension, value) pair one row counts under, without allocating. Missing
  * values of always-present dimensions count under "" (direct traffic, unknown country), so each
  * dimension's values sum to the total; the sparse ones (UTM, AI name) are skipped when absent to keep
- * human rows small. `index` is the dimension's position in DIMENSIONS.
+ * human rows small. `rule` (why a row is not human: the classifier's rule and the name it matched) is
+ * counted for `bot`, `ai_crawler` and `ai_agent` rows only. `index` is the dimension's position in DIMENSIONS.
  */
 export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: string, index: number) => void): void {
   visit("total", "", 0);
@@ -53,12 +62,15 @@ export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: 
   if (row.ai_name !== null) visit("ai_name", row.ai_name, 12);
   if (row.kind === "event") visit("event", row.name, 11);
   else visit("status_class", STATUS_CLASSES[Math.floor(row.status / 100)] ?? `${Math.floor(row.status / 100)}xx`, 13);
+  if (row.actor === "bot" || row.actor === "ai_crawler" || row.actor === "ai_agent") visit("rule", ruleValue(row.rule, row.ai_name), 14);
 }
 
 export const HOUR_MS = 3_600_000;
 
 /** One (actor, dimension, value) counter of the day. */
 interface Slot extends LedgerSlot {
+  /** Its position in the state's list of counters: how a snapshot refers to it. */
+  readonly id: number;
   readonly actor: string;
   readonly dim: Dimension;
   readonly value: string;
@@ -99,6 +111,8 @@ const COUNTED = 2;
 /** Whether `visitor` was already counted in `slot` today and this hour, recording that it now is. */
 function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY | typeof NEW_THIS_HOUR | typeof COUNTED {
   let i: number;
+  // A visitor restored from a snapshot gets its Map when it comes back, not at boot for every visitor.
+  if (visitor.index === null && visitor.slots.length > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
   if (visitor.index === null) {
     const slots = visitor.slots;
     for (i = 0; i < slots.length; i++) if (slots[i] === slot) break;
@@ -123,19 +137,34 @@ function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY |
   return NEW_THIS_HOUR;
 }
 
+/** One counter of the day, as a snapshot lists it (position = counter id). */
+export type Counter = readonly [actor: string, dim: Dimension, value: string];
+
 export class RollupState {
   private readonly visitorsByHash = new Map<string, Visitor>();
   /** actor → dimension (by index in DIMENSIONS) → value → slot. Lookups use the row's own strings, whose hashes V8 caches. */
   private readonly slots = new Map<string, Map<string, Slot>[]>();
+  /** Every slot, by id. */
+  private readonly slotList: Slot[] = [];
+  /** The all-actor total counter, kept at hand: every row counts in it. */
+  private allTotal: Slot | null = null;
+  /** The latest time stamp (ms) counted: a snapshot covers the rows up to it. */
+  private latest: number;
 
   constructor(
     readonly siteId: number,
     /** ms at 00:00 UTC of the day this state covers. */
     readonly dayStart: number,
-  ) {}
+  ) {
+    this.latest = dayStart - 1;
+  }
 
   get visitors(): number {
     return this.visitorsByHash.size;
+  }
+
+  get watermark(): number {
+    return this.latest;
   }
 
   /** Distinct visitors seen since `since` (ms), per actor of their latest row. */
@@ -147,10 +176,13 @@ export class RollupState {
     return out;
   }
 
-  /** Adds one row to the state and its counts to `out`. Rows of one site arrive in time order. */
-  observe(row: RollupRow, out: DeltaSink): void {
+  /**
+   * Adds one row to the state and its counts to `out`. Rows of one site arrive in time order. `hashKey` is
+   * the visitor hash as a latin1 string, when the caller already made it.
+   */
+  observe(row: RollupRow, out: DeltaSink, hashKey: string = row.visitor_hash.toString("latin1")): void {
     const hour = row.ts - (row.ts % HOUR_MS);
-    const hashKey = row.visitor_hash.toString("latin1");
+    if (row.ts > this.latest) this.latest = row.ts;
     let visitor = this.visitorsByHash.get(hashKey);
     if (visitor === undefined) {
       visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], index: null };
@@ -161,27 +193,83 @@ export class RollupState {
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
-    let byDim = this.slots.get(row.actor);
-    if (!byDim) this.slots.set(row.actor, (byDim = DIMENSIONS.map(() => new Map<string, Slot>())));
-    const dims = byDim;
-    const counted = visitor;
+    const actor = row.actor;
+    const dims = this.dimsOf(actor);
     forEachDimension(row, (dim, value, index) => {
       const byValue = dims[index]!;
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = { actor: row.actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 }));
-      const seen = countIn(counted, slot, hour);
-      let d = slot.delta;
-      if (slot.sink !== out || d === null || d.hour !== hour) {
-        d = { site_id: this.siteId, hour, actor: row.actor, dim, value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
-        out.deltas.push(d);
-        slot.delta = d;
-        slot.sink = out;
-      }
-      d.pageviews += pageviews;
-      d.events += events;
-      d.hits += hits;
-      if (seen !== COUNTED) d.visitors_hour++;
-      if (seen === NEW_TODAY) d.visitors_day++;
+      if (!slot) byValue.set(value, (slot = this.newSlot(actor, dim, value)));
+      this.count(visitor, slot, hour, out, pageviews, events, hits);
     });
+    this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
+    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits);
+  }
+
+  /** Adds one row's counts to `slot`'s delta in `out`, and the visitor when it is new there this hour or today. */
+  private count(visitor: Visitor, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number): void {
+    const seen = countIn(visitor, slot, hour);
+    let d = slot.delta;
+    if (slot.sink !== out || d === null || d.hour !== hour) {
+      d = { site_id: this.siteId, hour, actor: slot.actor, dim: slot.dim, value: slot.value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };
+      out.deltas.push(d);
+      slot.delta = d;
+      slot.sink = out;
+    }
+    d.pageviews += pageviews;
+    d.events += events;
+    d.hits += hits;
+    if (seen !== COUNTED) d.visitors_hour++;
+    if (seen === NEW_TODAY) d.visitors_day++;
+  }
+
+  private dimsOf(actor: string): Map<string, Slot>[] {
+    let byDim = this.slots.get(actor);
+    if (!byDim) this.slots.set(actor, (byDim = DIMENSIONS.map(() => new Map<string, Slot>())));
+    return byDim;
+  }
+
+  private newSlot(actor: string, dim: Dimension, value: string): Slot {
+    const slot: Slot = { id: this.slotList.length, actor, dim, value, delta: null, sink: null, ledgerEntry: null, ledgerEpoch: -1 };
+    this.slotList.push(slot);
+    return slot;
+  }
+
+  // ---- Snapshot (snapshot.ts): the state as counters and, per visitor, counter ids with hours of the day.
+
+  /** Every counter of the day, in id order. */
+  counters(): Counter[] {
+    return this.slotList.map((s) => [s.actor, s.dim, s.value] as const);
+  }
+
+  /**
+   * Calls `visit` per visitor with its hash key, last row's time and actor, and the counters it was counted
+   * in (by id) with the start (ms) of the hour it was last counted in each.
+   */
+  forEachVisitor(visit: (hashKey: string, lastSeen: number, lastActor: string, counterIds: readonly { readonly id: number }[], hours: readonly number[]) => void): void {
+    for (const [key, v] of this.visitorsByHash) visit(key, v.lastSeen, v.lastActor, v.slots, v.hours);
+  }
+
+  /** A state with the counters of a snapshot and no visitors yet; `restoreVisitor` adds them. */
+  static restoring(siteId: number, dayStart: number, watermark: number, counters: readonly Counter[]): RollupState {
+    const state = new RollupState(siteId, dayStart);
+    state.latest = watermark;
+    for (const [actor, dim, value] of counters) {
+      const slot = state.newSlot(actor, dim, value);
+      if (actor === EVERY_ACTOR) state.allTotal = slot;
+      else state.dimsOf(actor)[DIMENSIONS.indexOf(dim)]!.set(value, slot);
+    }
+    return state;
+  }
+
+  /** Adds one visitor of a snapshot: its first `n` counter ids and hours of the day (0..23), pairwise. */
+  restoreVisitor(hashKey: string, lastSeen: number, lastActor: string, n: number, counterIds: ArrayLike<number>, hours: ArrayLike<number>): void {
+    const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), index: null };
+    for (let i = 0; i < n; i++) {
+      const slot = this.slotList[counterIds[i]!];
+      if (slot === undefined) throw new RangeError(`snapshot refers to counter ${counterIds[i]} of ${this.slotList.length}`);
+      visitor.slots[i] = slot;
+      visitor.hours[i] = this.dayStart + hours[i]! * HOUR_MS;
+    }
+    this.visitorsByHash.set(hashKey, visitor);
   }
 }

@@ -1,14 +1,17 @@
 // One fiber per active site with a bounded mailbox. It alone owns the site's salt of the day, the
-// visitor state and the stamping of time, so per-site rows are hashed, counted and handed to the
-// writer in order without locks. The IP reaches this fiber only to be hashed and is dropped there.
+// visitor and visit state and the stamping of time, so per-site rows are hashed, attributed to their visit,
+// counted and handed to the writer in order without locks. The IP reaches this fiber only to be hashed and
+// is dropped there.
 import { Cause, Effect, Fiber, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
-import { recountDay } from "./day-rows.ts";
+import { recountDay, replayRows } from "./day-rows.ts";
 import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
+import type { DayState } from "./snapshot.ts";
+import { VisitState } from "./visit-state.ts";
 
 export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
@@ -37,6 +40,9 @@ export class SiteActor {
   private readonly mailbox: Queue.Queue<IngestMessage, Cause.Done>;
   private fiber: Fiber.Fiber<void, never> | null = null;
   private state: RollupState | null = null;
+  private visits: VisitState | null = null;
+  /** Today's state from the last clean stop (snapshot.ts), taken up at the first message. */
+  private restored: DayState | null = null;
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
@@ -91,6 +97,17 @@ export class SiteActor {
     this.fiber = Effect.runFork(this.loop());
   }
 
+  /** Before `start`: the state a clean stop saved; rows committed after it are replayed at the first message. */
+  restore(state: DayState): void {
+    this.restored = state;
+  }
+
+  /** After `stop`: the state of the day, unless it no longer matches the raw rows (a batch failed). */
+  snapshot(): DayState | null {
+    if (this.stale || this.state === null || this.visits === null) return this.restored;
+    return { state: this.state, visits: this.visits };
+  }
+
   /** Processes what is already in the mailbox, then stops. */
   async stop(): Promise<void> {
     await Effect.runPromise(Queue.end(this.mailbox));
@@ -121,9 +138,11 @@ export class SiteActor {
   private async prepareDay(now: number): Promise<void> {
     const day = utcDay(now);
     if (day === this.day && !this.stale && this.state) return;
+    const restored = this.restored;
+    this.restored = null;
     const dayStart = utcDayStart(now);
     const { pool, log } = this.deps;
-    let recounted: { state: RollupState; rows: number } | null = null;
+    let recounted: DayState & { rows: number } | null = null;
     if (this.stale && this.state) {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
@@ -136,17 +155,26 @@ export class SiteActor {
     // by the maintenance fiber, so past hashes cannot be recomputed.
     this.salt = null;
     this.state = null;
+    this.visits = null;
     const salt = await this.deps.loadSalt(this.siteId, day);
-    const { state, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }));
+    if (recounted === null && restored !== null && !this.stale && restored.state.dayStart === dayStart) {
+      // A clean stop saved today's state: only rows committed after it are replayed (none, normally).
+      const { rows } = await replayRows(pool, restored, restored.state.watermark + 1, { counts: false });
+      log.info("site state restored from the last clean stop", { site: this.siteId, rows_after: rows, visitors: restored.state.visitors });
+      recounted = { ...restored, rows: 0 };
+    }
+    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }));
     if (rows > 0) log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
     this.state = state;
+    this.visits = visits;
     this.day = day;
     this.stale = false;
   }
 
   private process(messages: readonly IngestMessage[], now: number) {
     const state = this.state!;
+    const visits = this.visits!;
     const salt = this.salt!;
     const events: EventRow[] = [];
     const hits: HitRow[] = [];
@@ -162,8 +190,10 @@ export class SiteActor {
         // The enriched fields object becomes the row itself: no copy per row on the hot path.
         if (pending.kind === "event") {
           const row = Object.assign(pending.fields, { site_id: this.siteId, ts: now, visitor_hash }) as EventRow;
+          const key = visitor_hash.toString("latin1");
+          visits.attribute(row, key);
           events.push(row);
-          state.observe(Object.assign(row, { kind: "event" as const }), rollups);
+          state.observe(Object.assign(row, { kind: "event" as const }), rollups, key);
         } else {
           // A middleware's own timestamp is kept when it lies in the current hour (it batches for
           // at most ~1 s); anything else would land in a bucket whose visitor state is gone.

@@ -2,7 +2,7 @@
 import { Schema } from "effect";
 import { Derived, WindowEcho, WindowQuery } from "./common.ts";
 
-export const BREAKDOWN_FIELDS = ["page", "source", "channel", "country", "device", "browser", "os", "utm_source", "utm_medium", "utm_campaign", "event"] as const;
+export const BREAKDOWN_FIELDS = ["page", "source", "channel", "country", "device", "browser", "os", "utm_source", "utm_medium", "utm_campaign", "event", "rule"] as const;
 export type BreakdownField = (typeof BREAKDOWN_FIELDS)[number];
 
 // 1,000 rows: a whole "all pages" export in one request while keeping a response well under a megabyte.
@@ -18,7 +18,11 @@ const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_LIMIT
 export const StatsQuery = Schema.Struct(WindowQuery);
 export const BreakdownQuery = Schema.Struct({
   ...WindowQuery,
-  field: Schema.Literals(BREAKDOWN_FIELDS).annotate({ message: `must be one of ${BREAKDOWN_FIELDS.join(", ")}`, description: "The dimension to break down by." }),
+  field: Schema.Literals(BREAKDOWN_FIELDS).annotate({
+    message: `must be one of ${BREAKDOWN_FIELDS.join(", ")}`,
+    description:
+      "The dimension to break down by. `rule`: why rows were not counted as human — the classifier's rule and the name it matched (`ai_crawler_token:GPTBot`), for bot, ai_crawler and ai_agent rows; its default actor is `all`.",
+  }),
   limit: Schema.optionalKey(Limit),
 });
 export const AiQuery = Schema.Struct({
@@ -31,7 +35,7 @@ export const INTEGER_PARAMS = ["days", "limit"] as const;
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 
 export const Totals = Schema.Struct({
-  visitors: Count.annotate({ description: "Distinct visitors per UTC day, summed over the window's days (and over actors for actor=all)." }),
+  visitors: Count.annotate({ description: "Distinct visitors per UTC day, summed over the window's days; for actor=all distinct over actors too." }),
   pageviews: Count,
   events: Count.annotate({ description: "Browser events other than pageviews." }),
   hits: Count.annotate({ description: "Server middleware hits." }),
@@ -63,7 +67,9 @@ export const StatsResponse = Schema.Struct({
 
 export const BreakdownRow = Schema.Struct({
   value: Schema.String.annotate({ description: "The stored value; \"\" for none (direct traffic, unknown country…)." }),
-  label: Schema.String.annotate({ description: "A readable label: the value, or e.g. \"Direct / None\" for an empty source." }),
+  label: Schema.String.annotate({
+    description: "A readable label: the value, \"Direct / None\" for an empty source, or for field=rule a description such as \"user agent token GPTBot (ai.robots.txt)\".",
+  }),
   visitors: Count,
   pageviews: Schema.optionalKey(Count).annotate({ description: "Every field except event." }),
   events: Schema.optionalKey(Count).annotate({ description: "field=event only: how many times the event was sent (pageview included)." }),

@@ -84,6 +84,7 @@ export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country
       page: pagePath(event.u),
       hostname,
       referrer_host: traffic.referrer_host,
+      own_referrer_host: traffic.referrer_host,
       source: traffic.source,
       channel: traffic.channel,
       ...event.utm,

@@ -1,6 +1,6 @@
 // Shapes rollup sums into the read routes' responses: totals with their previous window and change, the
 // zero-filled series, breakdown rows with readable labels, the AI panel and goal conversions.
-import { aiAgents, aiCrawlers, assistants, automationMarkers, webviews } from "@svc/core";
+import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webviews } from "@svc/core";
 import type pg from "pg";
 import type { ActorLabel, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
@@ -12,12 +12,6 @@ import { type DayRange, type ReadWindow, windowBuckets } from "./window.ts";
 const HOURLY_MAX_DAYS = 2;
 
 const add = (a: Counts, b: Counts): Counts => ({ visitors: a.visitors + b.visitors, pageviews: a.pageviews + b.pageviews, events: a.events + b.events, hits: a.hits + b.hits });
-
-/**
- * Visitors are exact per actor and day; with more than one actor a person counted under two actors on one day
- * (a human who later arrives via an assistant) counts twice, so ratios over them are marked inferred.
- */
-const basisFor = (actors: readonly ActorLabel[]): Derived["basis"] => (actors.length > 1 ? "inferred" : "observed");
 
 const ratio = (num: number, den: number, basis: Derived["basis"]): Derived => ({ value: den === 0 ? null : round(num / den), basis });
 const change = (cur: number | null, prev: number | null): Derived => ({
@@ -37,8 +31,8 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
   const grain = w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
   const buckets = windowBuckets(w, grain);
   const [days, hours] = await Promise.all([
-    dailyTotals(pool, siteId, w.actors, { from: w.previous.from, to: w.to }),
-    grain === "hour" ? hourlyTotals(pool, siteId, w.actors, w.startMs, w.currentHourMs) : Promise.resolve(null),
+    dailyTotals(pool, siteId, w.totalActors, { from: w.previous.from, to: w.to }),
+    grain === "hour" ? hourlyTotals(pool, siteId, w.totalActors, w.startMs, w.currentHourMs) : Promise.resolve(null),
   ]);
   let current = zeroCounts();
   let previous = zeroCounts();
@@ -47,7 +41,8 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
     else previous = add(previous, counts);
   }
   const perBucket = hours ?? days;
-  const basis = basisFor(w.actors);
+  // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts).
+  const basis: Derived["basis"] = "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
   return {
@@ -131,7 +126,7 @@ export async function breakdownReport(
     ...echo(siteId, actor, w),
     field,
     rows: top(sums.values(), BY_VISITORS, limit).map((r) => {
-      const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : r.value;
+      const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : field === "rule" ? ruleLabel(r.value) : r.value;
       return field === "event"
         ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
         : { value: r.value, label, visitors: r.visitors, pageviews: r.pageviews, hits: r.hits };

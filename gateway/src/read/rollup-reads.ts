@@ -26,8 +26,8 @@ const toCounts = (r: CountRow): Counts => ({ visitors: r.visitors, pageviews: r.
 
 const SUMS = "sum(visitors::float8) as visitors, sum(pageviews::float8) as pageviews, sum(events::float8) as events, sum(hits::float8) as hits";
 
-/** dim 'total' per UTC day over [from, to], keyed by ms at 00:00 UTC. Days without rows are absent. */
-export async function dailyTotals(pool: pg.Pool, siteId: number, actors: readonly ActorLabel[], range: DayRange): Promise<Map<number, Counts>> {
+/** dim 'total' per UTC day over [from, to] for the rollup actors given (`all` included), keyed by ms at 00:00 UTC. Days without rows are absent. */
+export async function dailyTotals(pool: pg.Pool, siteId: number, actors: readonly string[], range: DayRange): Promise<Map<number, Counts>> {
   const { rows } = await pool.query<CountRow>({
     name: "svc_read_daily_totals",
     text: `select bucket::timestamp at time zone 'UTC' as bucket, ${SUMS}
@@ -40,7 +40,7 @@ export async function dailyTotals(pool: pg.Pool, siteId: number, actors: readonl
 }
 
 /** dim 'total' per UTC hour over [fromMs, toMs], keyed by ms. Visitors are distinct within each hour. */
-export async function hourlyTotals(pool: pg.Pool, siteId: number, actors: readonly ActorLabel[], fromMs: number, toMs: number): Promise<Map<number, Counts>> {
+export async function hourlyTotals(pool: pg.Pool, siteId: number, actors: readonly string[], fromMs: number, toMs: number): Promise<Map<number, Counts>> {
   const { rows } = await pool.query<CountRow>({
     name: "svc_read_hourly_totals",
     text: `select bucket, ${SUMS}

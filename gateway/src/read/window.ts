@@ -2,6 +2,7 @@
 // before them. "Today" comes from the injected clock, so tests pin it.
 import type { ActorLabel } from "../api-schema/common.ts";
 import { ACTORS } from "../api-schema/common.ts";
+import { EVERY_ACTOR } from "../actors/rollup-state.ts";
 
 export const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -17,6 +18,11 @@ export interface ReadWindow extends DayRange {
   readonly previous: DayRange;
   /** The actors counted: the one asked for, or all five for `all`. */
   readonly actors: readonly ActorLabel[];
+  /**
+   * The rollup actors of the `total` dimension: the one asked for, or for `all` the exact all-actor
+   * counter (a visitor under two actors on one day is one visitor there).
+   */
+  readonly totalActors: readonly string[];
   /** ms at 00:00 UTC of the first day, and at the start of the current hour (the last hourly bucket). */
   readonly startMs: number;
   readonly currentHourMs: number;
@@ -33,6 +39,7 @@ export function readWindow(nowMs: number, days: number, actor: ActorLabel | "all
     to: isoDay(today),
     previous: { from: isoDay(startMs - days * DAY_MS), to: isoDay(startMs - DAY_MS) },
     actors: actor === "all" ? ACTORS : [actor],
+    totalActors: actor === "all" ? [EVERY_ACTOR] : [actor],
     startMs,
     currentHourMs: nowMs - (nowMs % HOUR_MS),
   };

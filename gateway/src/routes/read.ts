@@ -35,7 +35,8 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const principal = await authenticate(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
-      const actor = q.actor ?? "human";
+      // Rules are counted for non-human rows only, so `human` (the default elsewhere) would always be empty.
+      const actor = q.actor ?? (q.field === "rule" ? "all" : "human");
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
       await settle();
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));

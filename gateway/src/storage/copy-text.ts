@@ -6,7 +6,7 @@ import type { EventRow, HitRow, PropValue } from "./rows.ts";
 export const EVENT_COLUMNS = [
   "site_id", "ts", "name", "page", "hostname", "referrer_host", "source", "channel",
   "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content",
-  "country", "device", "browser", "os", "screen_width", "actor", "ai_name", "rule", "visitor_hash", "props",
+  "country", "device", "browser", "os", "screen_width", "actor", "ai_name", "rule", "visitor_hash", "props", "own_referrer_host",
 ] as const;
 
 export const HIT_COLUMNS = [
@@ -87,7 +87,8 @@ function eventLine(r: EventRow): string {
     copyNullableText(r.ai_name) + "\t" +
     copyText(r.rule) + "\t" +
     copyBytea(r.visitor_hash) + "\t" +
-    copyJson(r.props) + "\n"
+    copyJson(r.props) + "\t" +
+    copyNullableText(r.own_referrer_host) + "\n"
   );
 }
 

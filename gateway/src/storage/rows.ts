@@ -10,7 +10,10 @@ export interface EventRow {
   name: string;
   page: string;
   hostname: string | null;
+  /** The visit's referrer host (its entry row's); see actors/visit-state.ts. */
   referrer_host: string | null;
+  /** This row's own referrer host (sql/007_visits.sql). */
+  own_referrer_host: string | null;
   source: string | null;
   channel: string;
   utm_source: string | null;

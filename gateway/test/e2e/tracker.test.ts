@@ -76,7 +76,9 @@ describe("tracker → gateway → database", () => {
   });
 
   it("a page URL longer than the gateway's 2,048-character limit is still counted, cut to the limit", async () => {
-    const context = await browser.newContext({ userAgent: UA.chrome });
+    // Another browser than the tests above: a new visitor, so this long URL is its visit's entry and its
+    // utm_source is the visit's (the same browser would still be in the earlier visit).
+    const context = await browser.newContext({ userAgent: UA.iphone });
     const tab = await context.newPage();
     const longQuery = `?utm_source=${"s".repeat(400)}&q=${"x".repeat(3000)}`;
     await tab.goto(page("/long") + longQuery);

@@ -1,5 +1,5 @@
 // The known traffic the read tests assert exact numbers on, sent through the real /api/event and /api/hit.
-// Yesterday: 2 humans. Today: humans, visits via ChatGPT and Perplexity, GPTBot and ClaudeBot hits on chosen
+// Yesterday: 2 humans. Today: humans (visits from Google and from a newsletter), visits via ChatGPT and Perplexity, GPTBot and ClaudeBot hits on chosen
 // pages, agent fetches with 404s, a bot, and goal events from humans, an assistant visitor and a crawler (a
 // crawler UA sending a browser event is still ai_crawler: the UA decides the actor).
 import { expect } from "vitest";
@@ -37,8 +37,9 @@ export const STEPS: readonly Step[] = [
   ev(`${TODAY}T09:00:00Z`, UA.chrome, IP.gb, "/", { r: "https://www.google.com/" }),
   ev(`${TODAY}T09:01:00Z`, UA.chrome, IP.gb, "/pricing"),
   ev(`${TODAY}T09:02:00Z`, UA.chrome, IP.gb, "/pricing", { n: "Signup" }),
-  ev(`${TODAY}T09:03:00Z`, UA.iphone, IP.us, "/"),
-  ev(`${TODAY}T09:04:00Z`, UA.iphone, IP.us, "/blog/a?utm_source=newsletter&utm_medium=email&utm_campaign=launch"),
+  // A visit entered from a newsletter link: its next page and event count under the newsletter too.
+  ev(`${TODAY}T09:03:00Z`, UA.iphone, IP.us, "/?utm_source=newsletter&utm_medium=email&utm_campaign=launch"),
+  ev(`${TODAY}T09:04:00Z`, UA.iphone, IP.us, "/blog/a"),
   ev(`${TODAY}T09:05:00Z`, UA.iphone, IP.us, "/blog/a", { n: "Outbound Link", p: { url: "https://other.example/" } }),
   // Today, 10:xx: visits via ChatGPT and Perplexity; one converts.
   ev(`${TODAY}T10:00:00Z`, UA.chrome, IP.a, "/blog/a", { r: "https://chatgpt.com/" }),

@@ -83,9 +83,9 @@ describe("GET /stats", () => {
     expect(s.current).toEqual({ ...counts, views_per_visitor: obs(vpv) });
   });
 
-  it("actor=all sums the actors; ratios over visitors summed across actors are inferred", async () => {
+  it("actor=all counts every actor, visitors distinct over actors, so its ratios are observed", async () => {
     const s = await get(`/api/sites/${siteId}/stats?days=1&actor=all`, StatsResponse);
-    expect(s.current).toEqual({ visitors: 10, pageviews: 8, events: 4, hits: 10, views_per_visitor: { value: 0.8, basis: "inferred" } });
+    expect(s.current).toEqual({ visitors: 10, pageviews: 8, events: 4, hits: 10, views_per_visitor: obs(0.8) });
   });
 });
 
@@ -93,16 +93,17 @@ describe("GET /breakdown (humans, 30 days)", () => {
   const row = (value: string, visitors: number, pageviews: number, label = value) => ({ value, label, visitors, pageviews, hits: 0 });
   it.each([
     ["page", [row("/", 3, 3), row("/pricing", 2, 2), row("/blog/a", 1, 1)]],
-    ["source", [row("", 3, 3, "Direct / None"), row("Google", 2, 2), row("newsletter", 1, 1)]],
-    ["channel", [row("direct", 3, 3), row("search", 2, 2), row("email", 1, 1)]],
+    // Visits: every page of a visit counts under its entry's source (Google today: "/" then "/pricing").
+    ["source", [row("Google", 2, 3), row("newsletter", 1, 2), row("", 1, 1, "Direct / None")]],
+    ["channel", [row("search", 2, 3), row("email", 1, 2), row("direct", 1, 1)]],
     // A visitors and pageviews tie: US has more other events (2 against 1).
     ["country", [row("US", 2, 3), row("GB", 2, 3)]],
     ["device", [row("desktop", 3, 4), row("mobile", 1, 2)]],
     ["browser", [row("Chrome", 2, 3), row("Safari", 1, 2), row("Firefox", 1, 1)]],
     ["os", [row("Windows", 2, 3), row("iOS", 1, 2), row("Linux", 1, 1)]],
-    ["utm_source", [row("newsletter", 1, 1)]],
-    ["utm_medium", [row("email", 1, 1)]],
-    ["utm_campaign", [row("launch", 1, 1)]],
+    ["utm_source", [row("newsletter", 1, 2)]],
+    ["utm_medium", [row("email", 1, 2)]],
+    ["utm_campaign", [row("launch", 1, 2)]],
     [
       "event",
       [
@@ -128,6 +129,29 @@ describe("GET /breakdown (humans, 30 days)", () => {
       // Ties with the two above on visitors, pageviews and other counts (its 1 is GPTBot's Signup event): by value.
       { value: "/pricing", label: "/pricing", visitors: 1, pageviews: 0, hits: 0 },
     ]);
+  });
+});
+
+describe("GET /breakdown?field=rule (what was not counted as human, and why)", () => {
+  const rule = (value: string, label: string, visitors: number, pageviews: number, hits: number) => ({ value, label, visitors, pageviews, hits });
+  it("lists the classifier's rule and matched name for bot, ai_crawler and ai_agent rows (actor all by default)", async () => {
+    const b = await get(`/api/sites/${siteId}/breakdown?field=rule`, BreakdownResponse);
+    expect(b).toMatchObject({ actor: "all", field: "rule" });
+    expect(b.rows).toEqual([
+      rule("headless_marker:HeadlessChrome", "headless browser marker HeadlessChrome (crawler-user-agents)", 1, 1, 0),
+      // Ties on visitors, pageviews and other counts (4 hits; 3 hits + GPTBot's Signup event): by value.
+      rule("ai_agent_token:ChatGPT-User", "user agent token ChatGPT-User (ai.robots.txt)", 1, 0, 4),
+      rule("ai_crawler_token:GPTBot", "user agent token GPTBot (ai.robots.txt)", 1, 0, 3),
+      rule("ai_crawler_token:ClaudeBot", "user agent token ClaudeBot (ai.robots.txt)", 1, 0, 2),
+      rule("generic_bot", "generic bot pattern (isbot)", 1, 0, 1),
+    ]);
+  });
+
+  it("one actor's rules with actor=; humans have none", async () => {
+    const crawlers = await get(`/api/sites/${siteId}/breakdown?field=rule&actor=ai_crawler&days=1`, BreakdownResponse);
+    expect(crawlers.rows.map((r: any) => r.value)).toEqual(["ai_crawler_token:GPTBot", "ai_crawler_token:ClaudeBot"]);
+    const humans = await get(`/api/sites/${siteId}/breakdown?field=rule&actor=human`, BreakdownResponse);
+    expect(humans.rows).toEqual([]);
   });
 });
 

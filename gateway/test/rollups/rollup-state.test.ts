@@ -29,8 +29,9 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
   for (const row of rows) {
     const hour = row.ts - (row.ts % HOUR);
     const v = row.visitor_hash.toString("hex");
-    forEachDimension(row, (dim, value) => {
-      const key = `${hour}|${row.actor}|${dim}|${value}`;
+    // Every row once under its actor's dimensions, and once more in the all-actor total.
+    const count = (actor: string) => (dim: string, value: string) => {
+      const key = `${hour}|${actor}|${dim}|${value}`;
       let s = out.get(key);
       if (!s) out.set(key, (s = { pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, hourSet: new Set() }));
       if (row.kind === "hit") s.hits++;
@@ -40,14 +41,16 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
         s.hourSet.add(v);
         s.visitors_hour++;
       }
-      const dayKey = `${row.actor}|${dim}|${value}`;
+      const dayKey = `${actor}|${dim}|${value}`;
       let day = daySets.get(dayKey);
       if (!day) daySets.set(dayKey, (day = new Set()));
       if (!day.has(v)) {
         day.add(v);
         s.visitors_day++;
       }
-    });
+    };
+    forEachDimension(row, count(row.actor));
+    count("all")("total", "");
   }
   return new Map([...out].map(([k, { hourSet: _, ...sums }]) => [k, sums]));
 }

@@ -30,7 +30,8 @@ export interface Harness {
   readonly base: string;
   readonly clock: TestClock;
   readonly logs: string[];
-  restart(): Promise<void>;
+  /** Stops the gateway cleanly and starts a new one; `between` runs while none is running. */
+  restart(between?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,8 +80,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     clock,
     logs,
-    async restart() {
+    async restart(between?: () => Promise<void>) {
       await gateway.stop();
+      await between?.();
       gateway = await start();
     },
     async close() {

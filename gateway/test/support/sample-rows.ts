@@ -14,6 +14,7 @@ export function eventRow(overrides: Partial<EventRow> = {}): EventRow {
     page: "/pricing",
     hostname: "example.com",
     referrer_host: "news.ycombinator.com",
+    own_referrer_host: "news.ycombinator.com",
     source: "Hacker News",
     channel: "social",
     utm_source: "hn",

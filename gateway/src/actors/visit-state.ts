@@ -1,0 +1,118 @@
+// Today's visits of one site: the visit rule, applied by the site actor to each browser-script row before it
+// is counted and written.
+//
+// A visit is the script rows (`/api/event`) of one visitor hash with gaps under 30 minutes; the hash changes
+// at 00:00 UTC, so a visit never spans days. Its entry row decides, for every pageview and event of the
+// visit, the source, referrer host, channel and UTM values and — when the entry came from an assistant —
+// actor `human_via_ai` with its assistant. A person who lands from ChatGPT and reads two more pages is one
+// `human_via_ai` visitor with three pageviews from ChatGPT, not also a `human` visitor from "Direct / None".
+// Only rows the classifier labelled `human` or `human_via_ai` take part: `bot`, `ai_crawler` and `ai_agent`
+// rows are never re-labelled, and middleware hits keep their per-row labels.
+//
+// The attributed values are what the raw row stores (plus its own referrer host), so the rollups, the day's
+// replay (day-rows.ts) and the tests' recomputation from raw rows all read one set of values. Replaying
+// stored rows through `attribute` changes nothing: each stored row already carries its visit's values.
+//
+// Memory: one Map entry and one 2-field record per visitor of the day, plus one attribution record per
+// visit whose entry differs from the previous (about 60 B + 10 references).
+import { VISIT_RULES } from "@svc/core";
+import type { EventRow } from "../storage/rows.ts";
+
+/** 30 minutes: the inactivity that ends a visit, as in every mainstream web analytics product. */
+export const VISIT_GAP_MS = 30 * 60_000;
+
+/** The columns a visit's entry row decides for the whole visit. */
+export type VisitRow = Pick<
+  EventRow,
+  "ts" | "actor" | "ai_name" | "rule" | "source" | "referrer_host" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content"
+>;
+
+export type Attribution = Readonly<Omit<VisitRow, "ts" | "rule">>;
+
+interface Visit {
+  /** Time stamp (ms) of the visit's latest row. */
+  lastTs: number;
+  entry: Attribution;
+}
+
+const takesPart = (actor: string): boolean => actor === "human" || actor === "human_via_ai";
+
+export class VisitState {
+  private readonly visits = new Map<string, Visit>();
+
+  get size(): number {
+    return this.visits.size;
+  }
+
+  /**
+   * Applies the visit rule to one script row of the visitor `hashKey`, in place. Rows of one site arrive in
+   * time order. The rule recorded for a label the row takes from its visit says so (VISIT_RULES).
+   */
+  attribute(row: VisitRow, hashKey: string): void {
+    if (!takesPart(row.actor)) return;
+    const visit = this.visits.get(hashKey);
+    if (visit === undefined || row.ts - visit.lastTs >= VISIT_GAP_MS) {
+      const entry = attributionOf(row);
+      if (visit === undefined) this.visits.set(hashKey, { lastTs: row.ts, entry });
+      else {
+        visit.lastTs = row.ts;
+        visit.entry = entry;
+      }
+      return;
+    }
+    visit.lastTs = row.ts;
+    const e = visit.entry;
+    if (row.actor !== e.actor || row.ai_name !== e.ai_name) {
+      row.rule = e.actor === "human_via_ai" ? VISIT_RULES.assistantReferral : VISIT_RULES.entry;
+      row.actor = e.actor;
+      row.ai_name = e.ai_name;
+    }
+    row.source = e.source;
+    row.referrer_host = e.referrer_host;
+    row.channel = e.channel;
+    row.utm_source = e.utm_source;
+    row.utm_medium = e.utm_medium;
+    row.utm_campaign = e.utm_campaign;
+    row.utm_term = e.utm_term;
+    row.utm_content = e.utm_content;
+  }
+
+  /**
+   * Follows a stored row (the day's replay, day-rows.ts) without changing it: the row already carries its
+   * visit's values, and the recount must count what is stored.
+   */
+  replay(row: VisitRow, hashKey: string): void {
+    if (!takesPart(row.actor)) return;
+    const visit = this.visits.get(hashKey);
+    if (visit === undefined) this.visits.set(hashKey, { lastTs: row.ts, entry: attributionOf(row) });
+    else {
+      if (row.ts - visit.lastTs >= VISIT_GAP_MS) visit.entry = attributionOf(row);
+      visit.lastTs = row.ts;
+    }
+  }
+
+  /** The state as plain data (snapshot.ts): per visitor, its hash key, last time stamp and entry. */
+  *entries(): Iterable<readonly [hashKey: string, lastTs: number, entry: Attribution]> {
+    for (const [key, v] of this.visits) yield [key, v.lastTs, v.entry];
+  }
+
+  /** Restores one visitor's open visit from `entries()`. */
+  restore(hashKey: string, lastTs: number, entry: Attribution): void {
+    this.visits.set(hashKey, { lastTs, entry });
+  }
+}
+
+function attributionOf(row: VisitRow): Attribution {
+  return {
+    actor: row.actor,
+    ai_name: row.ai_name,
+    source: row.source,
+    referrer_host: row.referrer_host,
+    channel: row.channel,
+    utm_source: row.utm_source,
+    utm_medium: row.utm_medium,
+    utm_campaign: row.utm_campaign,
+    utm_term: row.utm_term,
+    utm_content: row.utm_content,
+  };
+}
