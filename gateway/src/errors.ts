@@ -57,3 +57,18 @@ export function errorResponse(error: unknown): HttpResponse {
     body: JSON.stringify(body),
   };
 }
+
+// The 503s of an outage carry Retry-After, so a sender (the middleware's queue, a beacon retry) backs off
+// instead of hammering a gateway that cannot store rows right now. 5 s: about two probes of the database
+// at their 2 s cap (src/storage/database-health.ts).
+const DATABASE_RETRY_AFTER_S = 5;
+
+/** The database is down: answered at once, before anything is queued (ingest) or queried (reads). */
+export function databaseUnavailable(): ApiError {
+  return new ApiError("unavailable", "database unavailable; retry later", undefined, { "retry-after": String(DATABASE_RETRY_AFTER_S) });
+}
+
+/** The rows were not stored (a failed batch, a restarted actor or writer): retrying in a second is safe. */
+export function rowsNotStored(): ApiError {
+  return new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry", undefined, { "retry-after": "1" });
+}

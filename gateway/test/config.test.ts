@@ -24,6 +24,7 @@ describe("gateway configuration", () => {
       flushMs: 4,
       writerInFlight: 1,
       rollupFlushMs: 1000,
+      actorIdleMs: 86_400_000,
       production: false,
     });
   });
@@ -41,6 +42,9 @@ describe("gateway configuration", () => {
     ["SVC_WRITER_IN_FLIGHT", "0", "an integer 1..8"],
     ["SVC_ROLLUP_FLUSH_MS", "5", "an integer 10..60000 (milliseconds)"],
     ["SVC_ROLLUP_FLUSH_MS", "soon", "an integer 10..60000 (milliseconds)"],
+    ["SVC_ACTOR_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_ACTOR_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_ACTOR_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
   });

@@ -7,13 +7,14 @@ import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits,
   pagePath, parseDevice, trafficSource, utmFromUrl,
 } from "@svc/core";
-import { ApiError, type RejectionCounters } from "../errors.ts";
+import { ApiError, databaseUnavailable, type RejectionCounters, rowsNotStored } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import type { ActorRegistry } from "../actors/registry.ts";
 import type { PendingRow } from "../actors/site-actor.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { SiteRecord } from "../storage/sites.ts";
+import type { DatabaseHealth } from "../storage/database-health.ts";
 import { clientIp } from "./client-ip.ts";
 
 export interface IngestDeps {
@@ -22,6 +23,8 @@ export interface IngestDeps {
   readonly country: CountryLookup;
   readonly trustProxy: number;
   readonly counters: RejectionCounters;
+  /** While the database is down, rows are refused at the door: nothing waits, nothing piles up. */
+  readonly health: DatabaseHealth;
 }
 
 export function parseJson(body: Buffer | null): unknown {
@@ -124,7 +127,7 @@ export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[
   return new Promise((resolve, reject) => {
     const accepted = actors.get(siteId).offer({
       rows,
-      done: (error) => (error === undefined ? resolve() : reject(new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry"))),
+      done: (error) => (error === undefined ? resolve() : reject(rowsNotStored())),
     });
     if (!accepted) reject(new ApiError("overloaded"));
   });
@@ -133,6 +136,7 @@ export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[
 export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
   const event = decodeEvent(parseJson(req.body), deps.counters);
   const site = await resolveSite(deps.sites, event.d);
+  if (!deps.health.up) throw databaseUnavailable();
   const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy) ?? "";
   const row = enrichEvent(event, req.headers["user-agent"] ?? "", ip, deps.country);
   await deliver(deps.actors, site.id, [row]);
@@ -148,6 +152,7 @@ export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<nu
     if (!group) bySite.set(site.id, (group = { site, rows: [] }));
     group.rows.push(enrichHit(hit, site, deps.country));
   }
+  if (!deps.health.up) throw databaseUnavailable();
   await Promise.all([...bySite.values()].map((g) => deliver(deps.actors, g.site.id, g.rows)));
   return hits.length;
 }

@@ -8,8 +8,10 @@
 // A subscriber whose socket stops draining is never waited for: the first write that reports
 // backpressure ends its stream with a `resync` event, so its buffer holds at most one message and
 // the client reconnects for a fresh snapshot.
+import { Effect } from "effect";
 import type { StreamSink } from "../http/transport.ts";
 import type { RollupDelta } from "../storage/rows.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
 
 export const LIVE_FLUSH_MS = 500;
 export const MAX_DELTA_DIMENSIONS = 100;
@@ -39,22 +41,42 @@ const zero = (): Counts => ({ pageviews: 0, events: 0, hits: 0, visitors: 0 });
 export class LiveHub {
   private readonly subscribers = new Map<number, Set<StreamSink>>();
   private readonly pending = new Map<number, SiteDelta>();
-  private flushTimer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
   readonly stats: LiveStats = { subscribers: 0, messages: 0, resyncs: 0 };
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly faults: FaultInjector,
+  ) {}
 
-  start(): void {
-    this.flushTimer = setInterval(() => this.flush(), LIVE_FLUSH_MS);
-    this.heartbeatTimer = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
-    this.flushTimer.unref();
-    this.heartbeatTimer.unref();
+  /** Flushes every LIVE_FLUSH_MS and sends a heartbeat every HEARTBEAT_MS; supervised by the hub's layer. */
+  loop(): Effect.Effect<void> {
+    const self = this;
+    const ticksPerHeartbeat = HEARTBEAT_MS / LIVE_FLUSH_MS;
+    return Effect.gen(function* () {
+      for (let tick = 1; ; tick++) {
+        yield* Effect.sleep(LIVE_FLUSH_MS);
+        self.flush();
+        if (tick % ticksPerHeartbeat === 0) self.heartbeat();
+      }
+    });
+  }
+
+  /**
+   * After a crash of the loop the deltas folded so far are gone, so every stream would silently miss
+   * counts: each gets `resync` and ends, and its client reconnects for a fresh snapshot.
+   */
+  crashed(): void {
+    this.pending.clear();
+    for (const set of this.subscribers.values())
+      for (const sink of set) {
+        if (sink.closed) continue;
+        this.stats.resyncs++;
+        sink.write(sse("resync", { reason: "live stream restarted; reconnect for a fresh snapshot" }));
+        sink.end();
+      }
   }
 
   stop(): void {
-    if (this.flushTimer) clearInterval(this.flushTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const set of this.subscribers.values()) for (const sink of set) sink.end();
     this.subscribers.clear();
   }
@@ -89,6 +111,7 @@ export class LiveHub {
   }
 
   flush(): void {
+    this.faults.trip("live_hub");
     for (const [siteId, delta] of this.pending) {
       const set = this.subscribers.get(siteId);
       if (!set || set.size === 0) continue;

@@ -9,8 +9,11 @@
 // acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the
 // earliest hour whose counts are still only in memory: a gateway killed before its next flush finds that
 // mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
+import { Effect } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
+import type { PendingCommits } from "../writer/pending-commits.ts";
 import { recountDay } from "../actors/day-rows.ts";
 import { readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
@@ -26,8 +29,11 @@ export interface RollupFlusherOptions {
   readonly intervalMs: number;
   readonly now: () => number;
   readonly log: Logger;
-  /** The earliest hour (ms) of rows handed to the writer and not yet committed or failed, if any. */
-  readonly oldestUncommittedHour: () => number | null;
+  /** Rows handed to the writer and not yet committed or failed: the earliest one's hour bounds the repair mark. */
+  readonly pending: PendingCommits;
+  readonly faults: FaultInjector;
+  /** Reports a failed write's error (a lost connection marks the database down). */
+  readonly onWriteError: (error: unknown) => void;
   /** Replaceable by tests that need a failing rollup write. */
   readonly write?: WriteRollupsFn;
 }
@@ -41,6 +47,14 @@ export interface RollupFlushStats {
   readonly held: number;
 }
 
+/** A flush whose write failed (the database refused it or is down): its counts are held for the next one. */
+export class RollupWriteFailed extends Error {
+  override readonly name = "RollupWriteFailed";
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
 export class RollupFlusher {
   readonly ledger = new RollupLedger();
   readonly stats: RollupFlushStats;
@@ -48,7 +62,6 @@ export class RollupFlusher {
   private lane: Promise<void> = Promise.resolve();
   /** A flush waiting on the lane and not yet started: later callers join it. */
   private queued: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
   /** The repair mark last written; undefined until the first flush, which always writes it. */
   private mark: number | null | undefined = undefined;
   private readonly write: WriteRollupsFn;
@@ -67,10 +80,15 @@ export class RollupFlusher {
     };
   }
 
-  start(): void {
-    this.timer = setInterval(() => {
-      this.flush().catch(() => undefined); // logged in flushOnce; the counts stay held for the next one
-    }, this.options.intervalMs);
+  /**
+   * The periodic flush, supervised by the flusher's layer. A failed write is logged by flushOnce and its
+   * counts stay held for the next one; anything else thrown (a bug) crashes the loop, which is restarted.
+   */
+  loop(): Effect.Effect<void> {
+    const tick = Effect.tryPromise({ try: () => this.flush(), catch: (error) => error }).pipe(
+      Effect.catch((error) => (error instanceof RollupWriteFailed ? Effect.void : Effect.die(error))),
+    );
+    return Effect.forever(Effect.andThen(Effect.sleep(this.options.intervalMs), tick));
   }
 
   /** Resolves once every count committed before the call is in the rollup tables. */
@@ -94,10 +112,8 @@ export class RollupFlusher {
   }
 
   /** After the writer has stopped: writes what is held and clears the repair mark (a clean stop). */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.inLane(() => this.flushOnce(true));
+  finalFlush(): Promise<void> {
+    return this.inLane(() => this.flushOnce(true));
   }
 
   private inLane<T>(work: () => Promise<T>): Promise<T> {
@@ -114,17 +130,24 @@ export class RollupFlusher {
     // Rows still on their way to a commit were stamped no earlier than the hour before now (an actor
     // stamps rows with its clock, a middleware's timestamp is kept only within the current hour).
     const now = this.options.now();
-    const uncommitted = this.options.oldestUncommittedHour();
+    const uncommitted = this.options.pending.oldestHour();
     const lagFrom = final && uncommitted === null ? null : Math.min(now - (now % HOUR_MS) - HOUR_MS, uncommitted ?? Infinity);
     if (taken.length === 0 && lagFrom === this.mark) return;
     const started = performance.now();
+    try {
+      this.options.faults.trip("rollup_flusher");
+    } catch (crash) {
+      this.ledger.restore(taken); // a crash with counts in hand must not lose them
+      throw crash;
+    }
     try {
       await this.write(this.options.pool, taken, lagFrom);
     } catch (error) {
       this.ledger.restore(taken);
       this.stats.failures++;
+      this.options.onWriteError(error);
       this.options.log.warn("rollup flush failed; counts kept for the next one", { keys: taken.length, error: error instanceof Error ? error.message : String(error) });
-      throw error;
+      throw new RollupWriteFailed(error);
     }
     this.mark = lagFrom;
     this.stats.flushes++;

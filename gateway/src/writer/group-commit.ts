@@ -7,10 +7,12 @@
 // overlap); with PostgreSQL on the same box one at a time measured best, since each then carries more rows.
 // The writer only waits `flushMs` to gather a batch when it was idle; when it is busy, whatever arrived
 // meanwhile is the next batch.
-import { Cause, Effect, Fiber, Queue } from "effect";
+import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
+import type { PendingCommits } from "./pending-commits.ts";
 
 export interface Submission {
   readonly siteId: number;
@@ -22,6 +24,11 @@ export interface Submission {
   /** False once the site's state was invalidated after this submission was computed: it must not commit. */
   readonly valid: () => boolean;
   readonly committed: () => void;
+  /**
+   * The rows were not stored. The site actor answers the requests and, if the submission was still valid,
+   * rebuilds its state (and that day's rollups) from the database before taking more rows: its in-memory
+   * state, and with commits in flight the rollups, assumed these rows exist.
+   */
   readonly failed: (error: unknown) => void;
 }
 
@@ -37,11 +44,11 @@ export interface WriterOptions {
   /** Transactions in flight at once (SVC_WRITER_IN_FLIGHT). */
   readonly inFlight: number;
   readonly log: Logger;
-  /**
-   * Sites whose in-memory state (and, with commits in flight, whose rollups) no longer match the raw
-   * rows after a failed batch: they rebuild both before taking more rows.
-   */
-  readonly onSitesInvalidated: (siteIds: ReadonlySet<number>) => void;
+  /** Submissions handed over and not settled, by hour (read by the rollup flusher). */
+  readonly pending: PendingCommits;
+  readonly faults: FaultInjector;
+  /** Reports a failed commit's error (a lost connection marks the database down). */
+  readonly onCommitError: (error: unknown) => void;
   /** The rollup counts of each committed submission: the rollup ledger and the live stream. */
   readonly onCommitted: (rollups: readonly RollupDelta[]) => void;
 }
@@ -62,15 +69,14 @@ const RETRY_DELAYS_MS = [50, 250, 1000];
 
 export class GroupCommitWriter {
   private readonly queue: Queue.Queue<Submission, Cause.Done>;
-  private fiber: Fiber.Fiber<void, never> | null = null;
   /** Commits in flight, by batch number. */
   private readonly running = new Map<number, Promise<void>>();
   private nextBatch = 0;
   private failing = false;
   /** When the last commit settled (performance.now()). */
   private lastSettledAt = -Infinity;
-  /** Submissions handed over and not yet committed or failed. */
-  private readonly held = new Set<Submission>();
+  /** Submissions taken from the queue by the loop and not yet handed to a commit: failed if the loop crashes. */
+  private inHand: Submission[] = [];
   readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
@@ -79,7 +85,7 @@ export class GroupCommitWriter {
 
   /** Hands rows over; suspends while the backlog is full so actors' mailboxes absorb the pressure. */
   submit(submission: Submission): Effect.Effect<void> {
-    this.held.add(submission);
+    this.options.pending.add(submission, submission.hour);
     return Effect.asVoid(Queue.offer(this.queue, submission));
   }
 
@@ -94,25 +100,28 @@ export class GroupCommitWriter {
     );
   }
 
-  /** The earliest hour (ms) of rows handed over and not yet committed or failed, or null. */
-  oldestUncommittedHour(): number | null {
-    let oldest: number | null = null;
-    for (const s of this.held) if (oldest === null || s.hour < oldest) oldest = s.hour;
-    return oldest;
+  /** Ends the queue: the loop commits what was already submitted and then returns. */
+  end(): Effect.Effect<void> {
+    return Effect.asVoid(Queue.end(this.queue));
   }
 
-  start(): void {
-    this.fiber = Effect.runFork(this.loop());
+  /** Resolves when every commit started so far has settled. */
+  settled(): Promise<void> {
+    return Promise.all(this.running.values()).then(() => undefined);
   }
 
-  /** Commits everything already submitted, then stops. */
-  async stop(): Promise<void> {
-    await Effect.runPromise(Queue.end(this.queue));
-    if (this.fiber) await Effect.runPromise(Fiber.await(this.fiber));
-    await Promise.all(this.running.values());
+  /**
+   * After a crash of the loop: the submissions it held are answered 503 (their sites rebuild from the
+   * database); the queue and the commits in flight are untouched, so the restarted loop goes on with them.
+   */
+  crashed(error: unknown): void {
+    const lost = this.inHand;
+    this.inHand = [];
+    for (const s of lost) this.settle(s, error);
   }
 
-  private loop(): Effect.Effect<void> {
+  /** The batching loop; supervised by the writer's layer, which restarts it after a crash. */
+  loop(): Effect.Effect<void> {
     const self = this;
     const maxInFlight = this.options.inFlight;
     return Effect.gen(function* () {
@@ -128,10 +137,13 @@ export class GroupCommitWriter {
         const first = yield* Effect.result(Queue.takeAll(self.queue));
         if (first._tag === "Failure") return; // ended and drained
         let pending = first.success as Submission[];
+        self.inHand = pending;
         if (idle && self.options.flushMs > 0 && countRows(pending) < self.options.batchMaxRows) {
           yield* Effect.sleep(self.options.flushMs);
-          pending = pending.concat(yield* Queue.clear(self.queue));
+          pending = self.inHand = pending.concat(yield* Queue.clear(self.queue));
         }
+        self.options.faults.trip("writer");
+        self.inHand = [];
         self.stats.backlog = Queue.sizeUnsafe(self.queue);
         const id = self.nextBatch++;
         self.running.set(
@@ -162,6 +174,7 @@ export class GroupCommitWriter {
         await this.options.commit(this.options.pool, batch);
         break;
       } catch (error) {
+        this.options.onCommitError(error);
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) return this.fail(id, pending, error);
         this.stats.retries++;
@@ -180,7 +193,7 @@ export class GroupCommitWriter {
   }
 
   private settle(s: Submission, error: unknown): void {
-    this.held.delete(s);
+    this.options.pending.delete(s);
     if (error === null) s.committed();
     else s.failed(error);
   }
@@ -196,7 +209,6 @@ export class GroupCommitWriter {
     const sites = new Set(all.map((s) => s.siteId));
     this.stats.failedBatches++;
     this.options.log.error("batch commit failed; requests answered 503", { rows: countRows(all), sites: sites.size, error: describe(error) });
-    this.options.onSitesInvalidated(sites);
     for (const s of all) this.settle(s, error);
     this.failing = false;
   }
