@@ -12,7 +12,8 @@ export interface GatewayProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
+/** `onLine` sees every output line as it comes, also before the gateway listens (a test waiting on a log line). */
+export async function launchGateway(env: Record<string, string>, onLine?: (line: string) => void): Promise<GatewayProcess> {
   // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
   const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
   const bundle = await bundleGateway();
@@ -32,6 +33,7 @@ export async function launchGateway(env: Record<string, string>): Promise<Gatewa
       buffer = lines.pop()!;
       for (const line of lines) {
         output.push(line);
+        onLine?.(line);
         const m = /"msg":"gateway listening".*"port":(\d+)/.exec(line);
         if (m) resolve(Number(m[1]));
       }
