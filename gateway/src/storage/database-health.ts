@@ -51,13 +51,13 @@ export class DatabaseHealth {
     return { state: this.up ? "up" : "down", down_since: this.downSince === null ? null : new Date(this.downSince).toISOString(), outages: this.outages };
   }
 
-  /** Any client's error: a connection error marks the database down until the probe reaches it. */
+  /**
+   * Any client's error. A connection error starts the probe, which asks the server at once: one connection
+   * killed on its own (pg_terminate_backend, an idle timeout) while the server is fine marks nothing down.
+   */
   report(error: unknown): void {
-    if (!isConnectionError(error) || this.closed || this.downSince !== null) return;
-    this.downSince = Date.now();
-    this.outages++;
-    this.log.warn("database unreachable; ingest and reads answer 503 until it is back", { error: (error as Error).message });
-    this.probe = Effect.runFork(this.probeUntilUp());
+    if (!isConnectionError(error) || this.closed || this.probe !== null) return;
+    this.probe = Effect.runFork(this.probeUntilUp((error as Error).message));
   }
 
   /** Ends the probe (at shutdown). */
@@ -66,17 +66,20 @@ export class DatabaseHealth {
     if (this.probe) await Effect.runPromise(Fiber.interrupt(this.probe));
   }
 
-  private probeUntilUp(): Effect.Effect<void> {
+  private probeUntilUp(reported: string): Effect.Effect<void> {
     const self = this;
     return Effect.gen(function* () {
       let delay = PROBE_FIRST_MS;
-      while (true) {
+      while (!(yield* Effect.promise(() => self.pool.query("select 1").then(() => true, () => false)))) {
+        if (self.downSince === null) {
+          self.downSince = Date.now();
+          self.outages++;
+          self.log.warn("database unreachable; ingest and reads answer 503 until it is back", { error: reported });
+        }
         yield* Effect.sleep(delay);
-        const reached = yield* Effect.promise(() => self.pool.query("select 1").then(() => true, () => false));
-        if (reached) break;
         delay = Math.min(delay * 2, PROBE_MAX_MS);
       }
-      self.log.info("database reachable again; resuming", { down_ms: Date.now() - (self.downSince ?? Date.now()) });
+      if (self.downSince !== null) self.log.info("database reachable again; resuming", { down_ms: Date.now() - self.downSince });
       self.downSince = null;
       self.probe = null;
     });
