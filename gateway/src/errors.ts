@@ -1,6 +1,7 @@
 // The one error type of the gateway and the one place that turns it into a response.
 import type { FieldError } from "@svc/core";
 import type { HttpResponse } from "./http/transport.ts";
+import { isConnectionError } from "./storage/database-health.ts";
 
 export const REJECTIONS = {
   body_too_large: { status: 413, message: "request body exceeds 64 KB" },
@@ -48,7 +49,8 @@ export class RejectionCounters {
 }
 
 export function errorResponse(error: unknown): HttpResponse {
-  const e = error instanceof ApiError ? error : new ApiError("internal");
+  // A lost database connection is an outage, not a bug: 503 with Retry-After, never a 500.
+  const e = error instanceof ApiError ? error : isConnectionError(error) ? databaseUnavailable() : new ApiError("internal");
   const body: { error: string; details?: readonly FieldError[] } = { error: e.message };
   if (e.details && e.details.length > 0) body.details = e.details;
   return {

@@ -135,8 +135,8 @@ export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[
 
 export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
   const event = decodeEvent(parseJson(req.body), deps.counters);
-  const site = await resolveSite(deps.sites, event.d);
   if (!deps.health.up) throw databaseUnavailable();
+  const site = await resolveSite(deps.sites, event.d);
   const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy) ?? "";
   const row = enrichEvent(event, req.headers["user-agent"] ?? "", ip, deps.country);
   await deliver(deps.actors, site.id, [row]);
@@ -144,6 +144,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
   const hits = decodeHits(parseJson(req.body));
+  if (!deps.health.up) throw databaseUnavailable();
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
   for (const hit of hits) {
@@ -152,7 +153,6 @@ export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<nu
     if (!group) bySite.set(site.id, (group = { site, rows: [] }));
     group.rows.push(enrichHit(hit, site, deps.country));
   }
-  if (!deps.health.up) throw databaseUnavailable();
   await Promise.all([...bySite.values()].map((g) => deliver(deps.actors, g.site.id, g.rows)));
   return hits.length;
 }

@@ -22,7 +22,7 @@ import { Effect, Fiber, FiberSet, Layer } from "effect";
 import { ActorRegistry } from "../actors/registry.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import { authRoutes } from "../auth/index.ts";
-import { ApiError, databaseUnavailable, errorResponse } from "../errors.ts";
+import { ApiError, errorResponse } from "../errors.ts";
 import { openCountryLookup } from "../geo/country.ts";
 import { nodeTransport } from "../http/node.ts";
 import { Router } from "../http/router.ts";
@@ -333,13 +333,9 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
               handler: router.handler(),
               onHandlerError: (error) => {
                 if (error instanceof ApiError) return errorResponse(error);
-                // A lost database connection is an outage, not a bug: 503 with Retry-After, and the health
-                // probe takes over.
-                if (isConnectionError(error)) {
-                  health.report(error);
-                  return errorResponse(databaseUnavailable());
-                }
-                log.error("unhandled error in a route", { error: error instanceof Error ? error.message : String(error) });
+                // A lost connection (answered 503 by errorResponse) starts the health probe; anything else is a bug.
+                if (isConnectionError(error)) health.report(error);
+                else log.error("unhandled error in a route", { error: error instanceof Error ? error.message : String(error) });
                 return errorResponse(error);
               },
             }),
