@@ -18,8 +18,9 @@ export interface ActorRegistryOptions {
 
 export class ActorRegistry {
   private readonly actors = new Map<number, { actor: SiteActor; fiber: Fiber.Fiber<void> }>();
-  /** Actors stopped because they were idle (reported by /healthz). */
+  /** Actors stopped because they were idle, and the mailbox-full rejections they had counted (for /healthz). */
   private stoppedIdle = 0;
+  private rejectedByStopped = 0;
 
   constructor(
     private readonly options: ActorRegistryOptions,
@@ -51,7 +52,10 @@ export class ActorRegistry {
     const self = this;
     return Effect.gen(function* () {
       const idle = [...self.actors].filter(([, { actor }]) => actor.idle && now - actor.lastActiveAt >= self.options.idleMs);
-      for (const [siteId] of idle) self.actors.delete(siteId);
+      for (const [siteId, { actor }] of idle) {
+        self.actors.delete(siteId);
+        self.rejectedByStopped += actor.rejected;
+      }
       for (const [, { actor, fiber }] of idle) {
         yield* actor.end();
         yield* Fiber.await(fiber);
@@ -63,7 +67,7 @@ export class ActorRegistry {
 
   stats(): { active: number; mailbox_depth: number; rejected_full: number; stopped_idle: number } {
     let depth = 0;
-    let rejected = 0;
+    let rejected = this.rejectedByStopped;
     for (const { actor } of this.actors.values()) {
       depth += actor.depth;
       rejected += actor.rejected;

@@ -161,6 +161,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
         pending: yield* PendingCommitsService,
         faults: yield* FaultsService,
         onWriteError: (error) => health.report(error),
+        databaseUp: () => health.up,
         ...(write ? { write } : {}),
       });
       yield* Effect.addFinalizer(() =>

@@ -34,6 +34,8 @@ export interface RollupFlusherOptions {
   readonly faults: FaultInjector;
   /** Reports a failed write's error (a lost connection marks the database down). */
   readonly onWriteError: (error: unknown) => void;
+  /** False while the database is known to be down: the periodic flush skips its turn instead of failing it. */
+  readonly databaseUp: () => boolean;
   /** Replaceable by tests that need a failing rollup write. */
   readonly write?: WriteRollupsFn;
 }
@@ -88,7 +90,8 @@ export class RollupFlusher {
     const tick = Effect.tryPromise({ try: () => this.flush(), catch: (error) => error }).pipe(
       Effect.catch((error) => (error instanceof RollupWriteFailed ? Effect.void : Effect.die(error))),
     );
-    return Effect.forever(Effect.andThen(Effect.sleep(this.options.intervalMs), tick));
+    const turn = Effect.suspend(() => (this.options.databaseUp() ? tick : Effect.void));
+    return Effect.forever(Effect.andThen(Effect.sleep(this.options.intervalMs), turn));
   }
 
   /** Resolves once every count committed before the call is in the rollup tables. */
