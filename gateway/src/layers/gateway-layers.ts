@@ -20,8 +20,7 @@
 // repair mark, then stops the site listener and closes the database.
 import { Effect, Fiber, FiberSet, Layer } from "effect";
 import { ActorRegistry } from "../actors/registry.ts";
-import { createAuthenticator } from "../auth/index.ts";
-import { authRoutes } from "../auth/index.ts";
+import { authRoutes, createAuthenticator } from "../auth/index.ts";
 import { ApiError, errorResponse } from "../errors.ts";
 import { openCountryLookup } from "../geo/country.ts";
 import { nodeTransport } from "../http/node.ts";
@@ -57,8 +56,8 @@ import {
 export const BODY_LIMIT = 64 * 1024;
 // Backlog (submissions) at which site actors wait before handing over more rows.
 const WRITER_CAPACITY = 1024;
-// The idle sweep runs at a quarter of the idle time, at most once a minute: an idle actor lives at most
-// 25 % longer than SVC_ACTOR_IDLE_MS.
+// The idle sweep runs every quarter of the idle time, and at least once a minute: an idle actor outlives
+// SVC_ACTOR_IDLE_MS by at most a quarter of it (the default day: by at most a minute).
 const IDLE_SWEEP_MAX_MS = 60_000;
 
 export const transports: Record<"uws" | "node", HttpTransport> = { uws: uwsTransport, node: nodeTransport };
