@@ -89,13 +89,18 @@ export const healthLayer = Layer.effect(
   Effect.gen(function* () {
     const { pool } = yield* DatabaseService;
     const log = yield* LogService;
+    const health = new DatabaseHealth(pool, log);
+    const onIdleError = (error: Error) => health.report(error);
     return yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const health = new DatabaseHealth(pool, log);
-        pool.on("error", (error) => health.report(error));
+        pool.on("error", onIdleError);
         return health;
       }),
-      (health) => Effect.promise(() => health.close()),
+      () =>
+        Effect.promise(() => {
+          pool.off("error", onIdleError); // a caller-owned pool outlives this gateway (tests restart it)
+          return health.close();
+        }),
     );
   }),
 );
