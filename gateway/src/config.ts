@@ -41,6 +41,8 @@ export interface GatewayConfig {
   readonly writerInFlight: number;
   /** How often the counts of committed rows are written to the rollup tables. */
   readonly rollupFlushMs: number;
+  /** A site actor that received no rows for this long is stopped and its visitor state released. */
+  readonly actorIdleMs: number;
   readonly production: boolean;
   /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
   readonly auth: AuthConfig;
@@ -117,6 +119,9 @@ const ENTRIES = {
   SVC_FLUSH_MS: entry(Config.Int("SVC_FLUSH_MS").pipe(Config.withDefault(4)), "an integer 0..1000 (milliseconds)", (n) => n >= 0 && n <= 1000),
   SVC_WRITER_IN_FLIGHT: entry(Config.Int("SVC_WRITER_IN_FLIGHT").pipe(Config.withDefault(1)), "an integer 1..8", (n) => n >= 1 && n <= 8),
   SVC_ROLLUP_FLUSH_MS: entry(Config.Int("SVC_ROLLUP_FLUSH_MS").pipe(Config.withDefault(1000)), "an integer 10..60000 (milliseconds)", (n) => n >= 10 && n <= 60_000),
+  // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
+  // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
+  SVC_ACTOR_IDLE_MS: entry(Config.Int("SVC_ACTOR_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
   SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),
   SVC_ADMIN_EMAIL: entry(Config.String("SVC_ADMIN_EMAIL").pipe(Config.withDefault("admin@localhost")), "an e-mail address", (e) => /^[^\s@]+@[^\s@]+$/.test(e.trim())),
@@ -204,6 +209,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     flushMs: v.SVC_FLUSH_MS,
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
+    actorIdleMs: v.SVC_ACTOR_IDLE_MS,
     production: v.NODE_ENV === "production",
     auth: auth.config,
     llm: {

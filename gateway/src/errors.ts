@@ -1,6 +1,7 @@
 // The one error type of the gateway and the one place that turns it into a response.
 import type { FieldError } from "@svc/core";
 import type { HttpResponse } from "./http/transport.ts";
+import { isConnectionError } from "./storage/database-health.ts";
 
 export const REJECTIONS = {
   body_too_large: { status: 413, message: "request body exceeds 64 KB" },
@@ -52,7 +53,8 @@ export class RejectionCounters {
 }
 
 export function errorResponse(error: unknown): HttpResponse {
-  const e = error instanceof ApiError ? error : new ApiError("internal");
+  // A lost database connection is an outage, not a bug: 503 with Retry-After, never a 500.
+  const e = error instanceof ApiError ? error : isConnectionError(error) ? databaseUnavailable() : new ApiError("internal");
   const body: { error: string; details?: readonly FieldError[] } = { error: e.message };
   if (e.details && e.details.length > 0) body.details = e.details;
   return {
@@ -60,4 +62,19 @@ export function errorResponse(error: unknown): HttpResponse {
     headers: { "content-type": "application/json", ...e.headers },
     body: JSON.stringify(body),
   };
+}
+
+// The 503s of an outage carry Retry-After, so a sender (the middleware's queue, a beacon retry) backs off
+// instead of hammering a gateway that cannot store rows right now. 5 s: about two probes of the database
+// at their 2 s cap (src/storage/database-health.ts).
+const DATABASE_RETRY_AFTER_S = 5;
+
+/** The database is down: answered at once, before anything is queued (ingest) or queried (reads). */
+export function databaseUnavailable(): ApiError {
+  return new ApiError("unavailable", "database unavailable; retry later", undefined, { "retry-after": String(DATABASE_RETRY_AFTER_S) });
+}
+
+/** The rows were not stored (a failed batch, a restarted actor or writer): retrying in a second is safe. */
+export function rowsNotStored(): ApiError {
+  return new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry", undefined, { "retry-after": "1" });
 }

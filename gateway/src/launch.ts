@@ -12,8 +12,14 @@ export interface GatewayProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `rebuild: false` runs the bundle as it is (a benchmark timing a restart must not time esbuild). */
-export async function launchGateway(env: Record<string, string>, options: { rebuild?: boolean } = {}): Promise<GatewayProcess> {
+/**
+ * `rebuild: false` runs the bundle as it is (a benchmark timing a restart must not time esbuild); `onLine` sees
+ * every output line as it comes, also before the gateway listens (a test waiting on a log line).
+ */
+export async function launchGateway(
+  env: Record<string, string>,
+  options: { rebuild?: boolean; onLine?: (line: string) => void } = {},
+): Promise<GatewayProcess> {
   // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
   const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
   const bundle = options.rebuild === false ? GATEWAY_BUNDLE : await bundleGateway();
@@ -33,6 +39,7 @@ export async function launchGateway(env: Record<string, string>, options: { rebu
       buffer = lines.pop()!;
       for (const line of lines) {
         output.push(line);
+        options.onLine?.(line);
         const m = /"msg":"gateway listening".*"port":(\d+)/.exec(line);
         if (m) resolve(Number(m[1]));
       }

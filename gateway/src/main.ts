@@ -1,8 +1,8 @@
-// `npm start`: read the configuration, open (or start) the database, run the gateway until SIGTERM/SIGINT.
+// `npm start`: read the configuration, then run the gateway (which opens or starts the database, waiting
+// for a server that is still coming up) until SIGTERM/SIGINT.
 import { ConfigInvalid, loadConfig, redactUrlPasswords } from "./config.ts";
 import { type Gateway, startGateway } from "./app.ts";
 import { createLogger } from "./log.ts";
-import { type Database, openDatabase } from "./storage/database.ts";
 
 async function main(): Promise<void> {
   let config;
@@ -19,13 +19,12 @@ async function main(): Promise<void> {
   // The handlers go in before anything starts: a SIGTERM that arrived between "gateway listening" and
   // their installation used to kill the process outright (seen in the durability test, 1 run in 5).
   // A signal during startup is honoured once the gateway is up.
-  let running: { gateway: Gateway; database: Database } | null = null;
+  let running: Gateway | null = null;
   let requested: string | null = null;
   const shutdown = async (signal: string) => {
     log.info("shutting down", { signal });
     try {
-      await running!.gateway.stop();
-      await running!.database.close();
+      await running!.stop();
       process.exit(0);
     } catch (error) {
       log.error("shutdown failed", { error: String(error) });
@@ -33,6 +32,8 @@ async function main(): Promise<void> {
     }
   };
   const onSignal = (signal: string) => {
+    // A second signal while still starting (e.g. waiting for a database that does not come) ends at once.
+    if (requested !== null && running === null) process.exit(1);
     if (requested !== null) return;
     requested = signal;
     if (running) void shutdown(signal);
@@ -40,8 +41,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
 
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line) });
-  running = { gateway: await startGateway({ config, database, log }), database };
+  running = await startGateway({ config, log });
   if (requested !== null) await shutdown(requested);
 }
 

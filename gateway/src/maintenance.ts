@@ -1,16 +1,19 @@
 // Background upkeep, one Effect fiber: partitions for this and next month, deletion of past days'
 // salts, the count of rows that fell into the default partition, and once a day the retention job.
 // Runs at boot and then every minute (a salt outlives its day by at most that minute).
-import { Effect, Fiber, Schedule } from "effect";
+import { Effect } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay } from "@svc/core";
 import type { Logger } from "./log.ts";
 import { countDefaultPartitionRows, ensureMonthlyPartitions } from "./storage/partitions.ts";
 import { applyRetention } from "./storage/retention.ts";
 import { deleteSaltsBefore } from "./storage/salts.ts";
+import type { FaultInjector } from "./supervision/faults.ts";
+
+// Every minute: a salt outlives its day by at most that long.
+const INTERVAL_MS = 60_000;
 
 export class Maintenance {
-  private fiber: Fiber.Fiber<unknown, unknown> | null = null;
   private lastRetentionDay = "";
   defaultRows = { events: 0, hits: 0 };
 
@@ -18,6 +21,9 @@ export class Maintenance {
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly faults: FaultInjector,
+    /** Tests shorten it to see the supervised loop crash and restart. */
+    private readonly intervalMs: number = INTERVAL_MS,
   ) {}
 
   async runOnce(): Promise<void> {
@@ -37,14 +43,18 @@ export class Maintenance {
     }
   }
 
-  start(): void {
-    const tick = Effect.tryPromise(() => this.runOnce()).pipe(
-      Effect.catch((error) => Effect.sync(() => this.log.warn("maintenance failed; retrying next minute", { error: String(error) }))),
-    );
-    this.fiber = Effect.runFork(Effect.repeat(tick, Schedule.spaced("1 minute")));
-  }
-
-  async stop(): Promise<void> {
-    if (this.fiber) await Effect.runPromise(Fiber.interrupt(this.fiber));
+  /**
+   * Every minute after the boot run; supervised by the maintenance layer. A database error is a warning
+   * and the next minute retries; anything else thrown crashes the loop, which is restarted.
+   */
+  loop(): Effect.Effect<void> {
+    const self = this;
+    const tick = Effect.gen(function* () {
+      yield* Effect.sleep(self.intervalMs);
+      self.faults.trip("maintenance");
+      const result = yield* Effect.result(Effect.tryPromise(() => self.runOnce()));
+      if (result._tag === "Failure") self.log.warn("maintenance failed; retrying next minute", { error: String(result.failure.cause ?? result.failure) });
+    });
+    return Effect.forever(tick);
   }
 }

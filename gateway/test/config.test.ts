@@ -31,6 +31,7 @@ describe("gateway configuration", () => {
       flushMs: 4,
       writerInFlight: 1,
       rollupFlushMs: 1000,
+      actorIdleMs: 86_400_000,
       production: false,
     });
   });
@@ -61,6 +62,9 @@ describe("gateway configuration", () => {
     ["SVC_INSIGHTS_EVERY_HOURS", "weekly", "an integer 0..8784 (hours; 0 = only on request)"],
     ["SVC_ANTHROPIC_BASE_URL", "api.anthropic.com", "an http(s) URL"],
     ["SVC_GEMINI_BASE_URL", "ftp://x", "an http(s) URL"],
+    ["SVC_ACTOR_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_ACTOR_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_ACTOR_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
   });

@@ -2,12 +2,13 @@
 // visitor and visit state and the stamping of time, so per-site rows are hashed, attributed to their visit,
 // counted and handed to the writer in order without locks. The IP reaches this fiber only to be hashed and
 // is dropped there.
-import { Cause, Effect, Fiber, Queue } from "effect";
+import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
 import { recountDay, replayRows } from "./day-rows.ts";
 import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
@@ -34,11 +35,16 @@ export interface SiteActorDeps {
   readonly loadSalt: (siteId: number, day: string) => Promise<Buffer>;
   /** Replaces one site's rollups of one UTC day with a recount of its raw rows (and forgets its unwritten counts). */
   readonly replaceDay: (siteId: number, dayStart: number, counts: readonly RollupDelta[]) => Promise<void>;
+  readonly faults: FaultInjector;
+}
+
+/** What a request whose rows were in a crashed actor's hands is answered with (a 503 by the ingest pipeline). */
+export class ActorRestarted extends Error {
+  override readonly name = "ActorRestarted";
 }
 
 export class SiteActor {
   private readonly mailbox: Queue.Queue<IngestMessage, Cause.Done>;
-  private fiber: Fiber.Fiber<void, never> | null = null;
   private state: RollupState | null = null;
   private visits: VisitState | null = null;
   /** Today's state from the last clean stop (snapshot.ts), taken up at the first message. */
@@ -48,6 +54,13 @@ export class SiteActor {
   private stale = false;
   /** Bumped when the state is invalidated: submissions computed on an older state must not commit. */
   private generation = 0;
+  /** Messages taken from the mailbox and not yet handed to the writer: answered 503 if the loop crashes. */
+  private inHand: readonly IngestMessage[] = [];
+  /** Submissions handed to the writer and not yet settled, and who waits for them to settle. */
+  private outstanding = 0;
+  private readonly onSettled: Array<() => void> = [];
+  /** The clock's time of the last message offered (for the idle sweep). */
+  lastActiveAt: number;
   rejected = 0;
 
   constructor(
@@ -56,6 +69,12 @@ export class SiteActor {
     private readonly deps: SiteActorDeps,
   ) {
     this.mailbox = Effect.runSync(Queue.bounded<IngestMessage, Cause.Done>(mailboxSize));
+    this.lastActiveAt = deps.clock.now();
+  }
+
+  /** Nothing in the mailbox, in hand or on its way to a commit: the actor can be dropped without loss. */
+  get idle(): boolean {
+    return this.depth === 0 && this.inHand.length === 0 && this.outstanding === 0;
   }
 
   get depth(): number {
@@ -82,6 +101,7 @@ export class SiteActor {
 
   /** False when the mailbox is full: the caller answers 503 and nothing was taken. */
   offer(message: IngestMessage): boolean {
+    this.lastActiveAt = this.deps.clock.now();
     const ok = Queue.offerUnsafe(this.mailbox, message);
     if (!ok) this.rejected++;
     return ok;
@@ -93,8 +113,9 @@ export class SiteActor {
     this.generation++;
   }
 
-  start(): void {
-    this.fiber = Effect.runFork(this.loop());
+  /** Ends the mailbox: the loop processes what is already in it, then returns. */
+  end(): Effect.Effect<void> {
+    return Effect.asVoid(Queue.end(this.mailbox));
   }
 
   /** Before `start`: the state a clean stop saved; rows committed after it are replayed at the first message. */
@@ -108,30 +129,56 @@ export class SiteActor {
     return { state: this.state, visits: this.visits };
   }
 
-  /** Processes what is already in the mailbox, then stops. */
-  async stop(): Promise<void> {
-    await Effect.runPromise(Queue.end(this.mailbox));
-    if (this.fiber) await Effect.runPromise(Fiber.await(this.fiber));
+  /**
+   * After a crash of the loop: the requests in hand and those waiting in the mailbox are answered 503, and
+   * the state is dropped; once the submissions already handed to the writer settle, the restarted loop
+   * rebuilds it (and repairs the day's rollups) from the database, as after a failed batch.
+   */
+  crashed(error: unknown): Effect.Effect<void> {
+    const self = this;
+    return Effect.gen(function* () {
+      const failure = new ActorRestarted(`site actor restarted after a crash (${error instanceof Error ? error.message : String(error)})`);
+      const lost = self.inHand.concat(yield* Queue.clear(self.mailbox));
+      self.inHand = [];
+      for (const m of lost) m.done(failure);
+      self.invalidate();
+      yield* Effect.callback<void>((resume) => {
+        if (self.outstanding === 0) resume(Effect.void);
+        else self.onSettled.push(() => resume(Effect.void));
+      });
+    });
   }
 
-  private loop(): Effect.Effect<void> {
+  /** The mailbox loop; supervised by the actor registry, which restarts it after a crash. */
+  loop(): Effect.Effect<void> {
     const self = this;
     return Effect.gen(function* () {
       while (true) {
         const taken = yield* Effect.result(Queue.takeAll(self.mailbox));
         if (taken._tag === "Failure") return;
+        self.inHand = taken.success;
         yield* self.deps.writer.awaitCapacity();
-        const messages = taken.success.concat(yield* Queue.clear(self.mailbox));
+        const messages = (self.inHand = taken.success.concat(yield* Queue.clear(self.mailbox)));
         const now = self.deps.clock.now();
         const ready = yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
         if (ready._tag === "Failure") {
           self.deps.log.error("site state unavailable; requests answered 503", { site: self.siteId, error: String(ready.failure) });
+          self.inHand = [];
           for (const m of messages) m.done(ready.failure);
           continue;
         }
-        yield* self.deps.writer.submit(self.process(messages, now));
+        self.deps.faults.trip("site_actor", self.siteId);
+        const submission = self.process(messages, now);
+        self.inHand = [];
+        self.outstanding++;
+        yield* self.deps.writer.submit(submission);
       }
     });
+  }
+
+  private submissionSettled(): void {
+    if (--this.outstanding > 0) return;
+    for (const resume of this.onSettled.splice(0)) resume();
   }
 
   /** Loads the salt of `now`'s day and rebuilds the visitor state when the day changed or it went stale. */
@@ -215,9 +262,14 @@ export class SiteActor {
       rollups: sinkDeltas(rollups),
       hour: hourStart,
       committed: () => {
+        this.submissionSettled();
         for (const m of messages) m.done();
       },
       failed: (error: unknown) => {
+        // A submission that failed while its state was current leaves that state (and maybe the day's
+        // rollups, with other commits in flight) assuming rows that do not exist: rebuild both.
+        if (generation === this.generation) this.invalidate();
+        this.submissionSettled();
         for (const m of messages) m.done(error);
       },
       requests: () =>

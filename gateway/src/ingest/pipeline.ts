@@ -8,7 +8,7 @@ import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
   LIMITS, pagePath, parseDevice, storedText, trafficSource, utmFromUrl,
 } from "@svc/core";
-import { ApiError, type RejectionCounters } from "../errors.ts";
+import { ApiError, databaseUnavailable, type RejectionCounters, rowsNotStored } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import type { ActorRegistry } from "../actors/registry.ts";
@@ -16,6 +16,7 @@ import type { PendingRow } from "../actors/site-actor.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { checkHitToken, presentedHitToken } from "../sites/hit-token.ts";
+import type { DatabaseHealth } from "../storage/database-health.ts";
 import { clientIp, type TrustProxy } from "./client-ip.ts";
 import type { IngestLimits } from "./rate-limits.ts";
 
@@ -26,6 +27,8 @@ export interface IngestDeps {
   readonly trustProxy: TrustProxy;
   readonly counters: RejectionCounters;
   readonly limits: IngestLimits;
+  /** While the database is down, rows are refused at the door: nothing waits, nothing piles up. */
+  readonly health: DatabaseHealth;
 }
 
 export function parseJson(body: Buffer | null): unknown {
@@ -149,8 +152,7 @@ export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[
       rows,
       // An ApiError is the writer's own answer (the database refused this request's rows: 422); anything else
       // means the rows were not stored for reasons of the moment.
-      done: (error) =>
-        error === undefined ? resolve() : reject(error instanceof ApiError ? error : new ApiError("unavailable", "temporarily unavailable: the event was not stored, retry")),
+      done: (error) => (error === undefined ? resolve() : reject(error instanceof ApiError ? error : rowsNotStored())),
     });
     if (!accepted) reject(new ApiError("overloaded"));
   });
@@ -161,6 +163,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
   // Before parsing: a flood costs one bucket lookup per request, not a JSON parse.
   deps.limits.event(ip);
   const event = decodeEvent(parseJson(req.body), deps.counters);
+  if (!deps.health.up) throw databaseUnavailable();
   const site = await resolveSite(deps.sites, event.d);
   const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip ?? "", deps.country);
   await deliver(deps.actors, site.id, [row]);
@@ -168,6 +171,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
   const hits = decodeHits(parseJson(req.body), deps.counters);
+  if (!deps.health.up) throw databaseUnavailable();
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
   for (const hit of hits) {

@@ -11,8 +11,10 @@
 //
 // Each heartbeat also re-checks every stream's credential (one indexed lookup per stream every 15 s): a
 // revoked key, a logged-out or expired session ends its stream with a `revoked` event within 15 s.
+import { Effect } from "effect";
 import type { StreamSink } from "../http/transport.ts";
 import type { RollupDelta } from "../storage/rows.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
 
 export const LIVE_FLUSH_MS = 500;
 export const MAX_DELTA_DIMENSIONS = 100;
@@ -44,22 +46,43 @@ export class LiveHub {
   private readonly pending = new Map<number, SiteDelta>();
   /** Streams whose credential is re-checked at each heartbeat: resolves false once it is no longer valid. */
   private readonly rechecks = new Map<StreamSink, () => Promise<boolean>>();
-  private flushTimer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
   readonly stats: LiveStats = { subscribers: 0, messages: 0, resyncs: 0 };
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly faults: FaultInjector,
+  ) {}
 
-  start(): void {
-    this.flushTimer = setInterval(() => this.flush(), LIVE_FLUSH_MS);
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
-    this.flushTimer.unref();
-    this.heartbeatTimer.unref();
+  /** Flushes every LIVE_FLUSH_MS and sends a heartbeat every HEARTBEAT_MS; supervised by the hub's layer. */
+  loop(): Effect.Effect<void> {
+    const self = this;
+    const ticksPerHeartbeat = HEARTBEAT_MS / LIVE_FLUSH_MS;
+    return Effect.gen(function* () {
+      for (let tick = 1; ; tick++) {
+        yield* Effect.sleep(LIVE_FLUSH_MS);
+        self.flush();
+        // Not awaited: the credential re-checks (a query each) must not hold up the next flush.
+        if (tick % ticksPerHeartbeat === 0) void self.heartbeat();
+      }
+    });
+  }
+
+  /**
+   * After a crash of the loop the deltas folded so far are gone, so every stream would silently miss
+   * counts: each gets `resync` and ends, and its client reconnects for a fresh snapshot.
+   */
+  crashed(): void {
+    this.pending.clear();
+    for (const set of this.subscribers.values())
+      for (const sink of set) {
+        if (sink.closed) continue;
+        this.stats.resyncs++;
+        sink.write(sse("resync", { reason: "live stream restarted; reconnect for a fresh snapshot" }));
+        sink.end();
+      }
   }
 
   stop(): void {
-    if (this.flushTimer) clearInterval(this.flushTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const set of this.subscribers.values()) for (const sink of set) sink.end();
     this.subscribers.clear();
   }
@@ -96,6 +119,7 @@ export class LiveHub {
   }
 
   flush(): void {
+    this.faults.trip("live_hub");
     for (const [siteId, delta] of this.pending) {
       const set = this.subscribers.get(siteId);
       if (!set || set.size === 0) continue;

@@ -13,8 +13,11 @@
 // One key the database refuses (rollup-writes.ts) is left out of its flush and reported (a log line and
 // `refusedKeys` in /healthz) instead of failing the flush: a failing flush keeps every site's counts out of the
 // tables, and reads, which flush first, would fail with it.
+import { Effect } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
+import type { FaultInjector } from "../supervision/faults.ts";
+import type { PendingCommits } from "../writer/pending-commits.ts";
 import { recountDay } from "../actors/day-rows.ts";
 import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
@@ -31,8 +34,13 @@ export interface RollupFlusherOptions {
   readonly intervalMs: number;
   readonly now: () => number;
   readonly log: Logger;
-  /** The earliest hour (ms) of rows handed to the writer and not yet committed or failed, if any. */
-  readonly oldestUncommittedHour: () => number | null;
+  /** Rows handed to the writer and not yet committed or failed: the earliest one's hour bounds the repair mark. */
+  readonly pending: PendingCommits;
+  readonly faults: FaultInjector;
+  /** Reports a failed write's error (a lost connection marks the database down). */
+  readonly onWriteError: (error: unknown) => void;
+  /** False while the database is known to be down: the periodic flush skips its turn instead of failing it. */
+  readonly databaseUp: () => boolean;
   /** Replaceable by tests that need a failing rollup write. */
   readonly write?: WriteRollupsFn;
 }
@@ -48,6 +56,14 @@ export interface RollupFlushStats {
   readonly held: number;
 }
 
+/** A flush whose write failed (the database refused it or is down): its counts are held for the next one. */
+export class RollupWriteFailed extends Error {
+  override readonly name = "RollupWriteFailed";
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
 export class RollupFlusher {
   readonly ledger = new RollupLedger();
   readonly stats: RollupFlushStats;
@@ -55,7 +71,6 @@ export class RollupFlusher {
   private lane: Promise<void> = Promise.resolve();
   /** A flush waiting on the lane and not yet started: later callers join it. */
   private queued: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
   /** The repair mark last written; undefined until the first flush, which always writes it. */
   private mark: number | null | undefined = undefined;
   private readonly write: WriteRollupsFn;
@@ -75,10 +90,16 @@ export class RollupFlusher {
     };
   }
 
-  start(): void {
-    this.timer = setInterval(() => {
-      this.flush().catch(() => undefined); // logged in flushOnce; the counts stay held for the next one
-    }, this.options.intervalMs);
+  /**
+   * The periodic flush, supervised by the flusher's layer. A failed write is logged by flushOnce and its
+   * counts stay held for the next one; anything else thrown (a bug) crashes the loop, which is restarted.
+   */
+  loop(): Effect.Effect<void> {
+    const tick = Effect.tryPromise({ try: () => this.flush(), catch: (error) => error }).pipe(
+      Effect.catch((error) => (error instanceof RollupWriteFailed ? Effect.void : Effect.die(error))),
+    );
+    const turn = Effect.suspend(() => (this.options.databaseUp() ? tick : Effect.void));
+    return Effect.forever(Effect.andThen(Effect.sleep(this.options.intervalMs), turn));
   }
 
   /** Resolves once every count committed before the call is in the rollup tables. */
@@ -102,10 +123,8 @@ export class RollupFlusher {
   }
 
   /** After the writer has stopped: writes what is held and clears the repair mark (a clean stop). */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.inLane(() => this.flushOnce(true));
+  finalFlush(): Promise<void> {
+    return this.inLane(() => this.flushOnce(true));
   }
 
   /** Counts and logs deltas the database refused (a flush's, or a recount's written by replaceDayRollups). */
@@ -129,17 +148,24 @@ export class RollupFlusher {
     // Rows still on their way to a commit were stamped no earlier than the hour before now (an actor
     // stamps rows with its clock, a middleware's timestamp is kept only within the current hour).
     const now = this.options.now();
-    const uncommitted = this.options.oldestUncommittedHour();
+    const uncommitted = this.options.pending.oldestHour();
     const lagFrom = final && uncommitted === null ? null : Math.min(now - (now % HOUR_MS) - HOUR_MS, uncommitted ?? Infinity);
     if (taken.length === 0 && lagFrom === this.mark) return;
     const started = performance.now();
+    try {
+      this.options.faults.trip("rollup_flusher");
+    } catch (crash) {
+      this.ledger.restore(taken); // a crash with counts in hand must not lose them
+      throw crash;
+    }
     try {
       this.reportRefused(await this.write(this.options.pool, taken, lagFrom));
     } catch (error) {
       this.ledger.restore(taken);
       this.stats.failures++;
+      this.options.onWriteError(error);
       this.options.log.warn("rollup flush failed; counts kept for the next one", { keys: taken.length, error: error instanceof Error ? error.message : String(error) });
-      throw error;
+      throw new RollupWriteFailed(error);
     }
     this.mark = lagFrom;
     this.stats.flushes++;

@@ -10,6 +10,8 @@ import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
 import type { RollupFlusher } from "../rollups/flusher.ts";
+import type { DatabaseHealth } from "../storage/database-health.ts";
+import type { Supervisor } from "../supervision/supervisor.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
 import type { Authenticate } from "./sites.ts";
 import { jsonResponse } from "./json-response.ts";
@@ -24,6 +26,8 @@ export interface PublicDeps {
   readonly rollups: RollupFlusher;
   readonly counters: RejectionCounters;
   readonly live: LiveHub;
+  readonly health: DatabaseHealth;
+  readonly supervisor: Supervisor;
   readonly defaultPartitionRows: () => { events: number; hits: number };
   /** Ingest rate limiters' sizes, for the health details. */
   readonly limits: () => Record<string, number>;
@@ -47,17 +51,23 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
       return jsonResponse(200, manifest, { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
     })
     .on("GET", "/healthz", async (req) => {
-      // A missing or bad credential gets the public answer: a load balancer's probe never needs one.
-      const detailed = await deps.authenticate(req).then(() => true, () => false);
-      const database = await Promise.race([
-        deps.pool.query("select 1").then(() => "up" as const, () => "down" as const),
-        new Promise<"down">((r) => setTimeout(() => r("down"), 2000).unref()),
-      ]);
+      // While the probe knows the database is down, /healthz answers at once instead of waiting on a pool checkout.
+      const database = !deps.health.up
+        ? "down"
+        : await Promise.race([
+            deps.pool.query("select 1").then(() => "up" as const, (error: unknown) => (deps.health.report(error), "down" as const)),
+            new Promise<"down">((r) => setTimeout(() => r("down"), 2000).unref()),
+          ]);
       const status = database === "up" ? "ok" : "degraded";
+      // A missing or bad credential gets the public answer: a load balancer's probe never needs one. (With the
+      // database down a credential cannot be checked either, so the answer is the public one.)
+      const detailed = database === "up" && (await deps.authenticate(req).then(() => true, () => false));
       if (!detailed) return jsonResponse(database === "up" ? 200 : 503, { status }, { "cache-control": "no-store" });
       const body = {
         status,
         database,
+        database_health: deps.health.stats,
+        supervision: { crashes: deps.supervisor.crashes },
         sites: deps.sites.size,
         tracker: deps.tracker.available,
         actors: deps.actors.stats(),

@@ -24,9 +24,13 @@ export class SiteCache {
 
   async start(): Promise<void> {
     await this.reload();
-    this.listener = await listenSiteChanges(this.databaseUrl, () => {
-      this.reload().catch((error) => this.log.warn("site cache reload failed", { error: String(error) }));
-    });
+    this.listener = await listenSiteChanges(
+      this.databaseUrl,
+      () => {
+        this.reload().catch((error) => this.log.warn("site cache reload failed", { error: String(error) }));
+      },
+      { log: (line) => this.log.info(line) },
+    );
   }
 
   async stop(): Promise<void> {

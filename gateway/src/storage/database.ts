@@ -4,6 +4,7 @@ import pg from "pg";
 import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 import { runMigrations } from "./migrations.ts";
 import { ensureMonthlyPartitions } from "./partitions.ts";
+import { isConnectionError } from "./database-health.ts";
 
 export interface Database {
   readonly pool: pg.Pool;
@@ -17,6 +18,48 @@ export interface Database {
 // 8 connections: the writer holds one per in-flight batch (group commit keeps that at 1–2), plus reads,
 // partition maintenance and retention; PostgreSQL's default max_connections is 100.
 const DEFAULT_POOL_SIZE = 8;
+// A checkout waits at most 5 s for a connection: with the server gone, connecting fails at once, but a
+// server that accepts and never answers (a network partition) must not hold requests and memory forever.
+const CONNECT_TIMEOUT_MS = 5_000;
+// Waiting for a server that is still starting: 250 ms doubling to 5 s between attempts.
+const WAIT_FIRST_MS = 250;
+const WAIT_MAX_MS = 5_000;
+
+const guarded = new WeakSet<pg.Pool>();
+
+/**
+ * Makes a lost connection an error its user sees, never a crash. node-postgres emits `'error'` on a client
+ * whose socket breaks even while it is checked out, and pg-pool listens only on idle clients: a PostgreSQL
+ * restart under load killed the process with an unhandled `terminating connection due to administrator
+ * command`. The query in progress fails on its own; the pool drops the broken client on release.
+ */
+export function guardPool(pool: pg.Pool, log: (line: string) => void): void {
+  if (guarded.has(pool)) return;
+  guarded.add(pool);
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  pool.on("error", (error) => log(`database: idle connection lost (${error.message})`));
+}
+
+/**
+ * Resolves once the server answers. A connection error (the server is starting, restarting or not up yet)
+ * is logged and retried with backoff for as long as it takes; any other error (a wrong password, a missing
+ * database) is thrown.
+ */
+export async function waitForDatabase(pool: pg.Pool, url: string, log: (line: string) => void): Promise<void> {
+  let delay = WAIT_FIRST_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query("select 1");
+      if (attempt > 1) log(`database: reachable after ${attempt} attempts`);
+      return;
+    } catch (error) {
+      if (!isConnectionError(error)) throw error;
+      log(`database: waiting for the database at ${redactUrl(url)} (${(error as Error).message}); attempt ${attempt}, next in ${delay} ms`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, WAIT_MAX_MS);
+    }
+  }
+}
 
 export async function openDatabase(opts: {
   url: string | null;
@@ -25,6 +68,8 @@ export async function openDatabase(opts: {
   poolSize?: number;
   /** The clock for the partitions made at boot; the wall clock unless a test injects one. */
   nowMs?: () => number;
+  /** Wait for a DATABASE_URL server that is not up yet (the gateway) instead of failing at once (the CLI). */
+  waitForServer?: boolean;
 }): Promise<Database> {
   let server: EmbeddedServer | null = null;
   let url = opts.url;
@@ -32,11 +77,10 @@ export async function openDatabase(opts: {
     server = await startEmbeddedServer({ dataDir: opts.dataDir, log: opts.log });
     url = server.url;
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? DEFAULT_POOL_SIZE });
-  // An idle pooled connection dropped by the server (restart, network) must not crash the process; the pool
-  // replaces it on the next checkout.
-  pool.on("error", (error) => opts.log(`database: idle connection lost (${error.message})`));
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  guardPool(pool, opts.log);
   try {
+    if (opts.waitForServer === true) await waitForDatabase(pool, url, opts.log);
     await runMigrations(pool, opts.log);
     const created = await ensureMonthlyPartitions(pool, (opts.nowMs ?? Date.now)());
     if (created.length > 0) opts.log(`database: created partitions ${created.join(", ")}`);

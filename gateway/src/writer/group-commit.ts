@@ -10,7 +10,7 @@
 //
 // A batch the database refuses on its data is not retried as it is: refused-rows.ts commits it around the
 // refused rows, whose requests alone get a 422.
-import { Cause, Effect, Fiber, Queue } from "effect";
+import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -25,6 +25,8 @@ export interface SubmissionRequest {
   readonly committed: () => void;
   readonly failed: (error: unknown) => void;
 }
+import type { FaultInjector } from "../supervision/faults.ts";
+import type { PendingCommits } from "./pending-commits.ts";
 
 export interface Submission {
   readonly siteId: number;
@@ -36,6 +38,11 @@ export interface Submission {
   /** False once the site's state was invalidated after this submission was computed: it must not commit. */
   readonly valid: () => boolean;
   readonly committed: () => void;
+  /**
+   * The rows were not stored. The site actor answers the requests and, if the submission was still valid,
+   * rebuilds its state (and that day's rollups) from the database before taking more rows: its in-memory
+   * state, and with commits in flight the rollups, assumed these rows exist.
+   */
   readonly failed: (error: unknown) => void;
   /** The same rows split by request, to commit around a refused row (refused-rows.ts). */
   readonly requests: () => SubmissionRequest[];
@@ -53,11 +60,11 @@ export interface WriterOptions {
   /** Transactions in flight at once (SVC_WRITER_IN_FLIGHT). */
   readonly inFlight: number;
   readonly log: Logger;
-  /**
-   * Sites whose in-memory state (and, with commits in flight, whose rollups) no longer match the raw
-   * rows after a failed batch: they rebuild both before taking more rows.
-   */
-  readonly onSitesInvalidated: (siteIds: ReadonlySet<number>) => void;
+  /** Submissions handed over and not settled, by hour (read by the rollup flusher). */
+  readonly pending: PendingCommits;
+  readonly faults: FaultInjector;
+  /** Reports a failed commit's error (a lost connection marks the database down). */
+  readonly onCommitError: (error: unknown) => void;
   /** The rollup counts of each committed submission: the rollup ledger and the live stream. */
   readonly onCommitted: (rollups: readonly RollupDelta[]) => void;
 }
@@ -82,15 +89,14 @@ const RETRY_DELAYS_MS = [50, 250, 1000];
 
 export class GroupCommitWriter {
   private readonly queue: Queue.Queue<Submission, Cause.Done>;
-  private fiber: Fiber.Fiber<void, never> | null = null;
   /** Commits in flight, by batch number. */
   private readonly running = new Map<number, Promise<void>>();
   private nextBatch = 0;
   private failing = false;
   /** When the last commit settled (performance.now()). */
   private lastSettledAt = -Infinity;
-  /** Submissions handed over and not yet committed or failed. */
-  private readonly held = new Set<Submission>();
+  /** Submissions taken from the queue by the loop and not yet handed to a commit: failed if the loop crashes. */
+  private inHand: Submission[] = [];
   readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, isolatedBatches: 0, refusedRequests: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
@@ -99,7 +105,7 @@ export class GroupCommitWriter {
 
   /** Hands rows over; suspends while the backlog is full so actors' mailboxes absorb the pressure. */
   submit(submission: Submission): Effect.Effect<void> {
-    this.held.add(submission);
+    this.options.pending.add(submission, submission.hour);
     return Effect.asVoid(Queue.offer(this.queue, submission));
   }
 
@@ -114,25 +120,33 @@ export class GroupCommitWriter {
     );
   }
 
-  /** The earliest hour (ms) of rows handed over and not yet committed or failed, or null. */
+  /** Start of the UTC hour of the oldest row handed over and not yet committed, or null. */
   oldestUncommittedHour(): number | null {
-    let oldest: number | null = null;
-    for (const s of this.held) if (oldest === null || s.hour < oldest) oldest = s.hour;
-    return oldest;
+    return this.options.pending.oldestHour();
   }
 
-  start(): void {
-    this.fiber = Effect.runFork(this.loop());
+  /** Ends the queue: the loop commits what was already submitted and then returns. */
+  end(): Effect.Effect<void> {
+    return Effect.asVoid(Queue.end(this.queue));
   }
 
-  /** Commits everything already submitted, then stops. */
-  async stop(): Promise<void> {
-    await Effect.runPromise(Queue.end(this.queue));
-    if (this.fiber) await Effect.runPromise(Fiber.await(this.fiber));
-    await Promise.all(this.running.values());
+  /** Resolves when every commit started so far has settled. */
+  settled(): Promise<void> {
+    return Promise.all(this.running.values()).then(() => undefined);
   }
 
-  private loop(): Effect.Effect<void> {
+  /**
+   * After a crash of the loop: the submissions it held are answered 503 (their sites rebuild from the
+   * database); the queue and the commits in flight are untouched, so the restarted loop goes on with them.
+   */
+  crashed(error: unknown): void {
+    const lost = this.inHand;
+    this.inHand = [];
+    for (const s of lost) this.settle(s, error);
+  }
+
+  /** The batching loop; supervised by the writer's layer, which restarts it after a crash. */
+  loop(): Effect.Effect<void> {
     const self = this;
     const maxInFlight = this.options.inFlight;
     return Effect.gen(function* () {
@@ -148,10 +162,13 @@ export class GroupCommitWriter {
         const first = yield* Effect.result(Queue.takeAll(self.queue));
         if (first._tag === "Failure") return; // ended and drained
         let pending = first.success as Submission[];
+        self.inHand = pending;
         if (idle && self.options.flushMs > 0 && countRows(pending) < self.options.batchMaxRows) {
           yield* Effect.sleep(self.options.flushMs);
-          pending = pending.concat(yield* Queue.clear(self.queue));
+          pending = self.inHand = pending.concat(yield* Queue.clear(self.queue));
         }
+        self.options.faults.trip("writer");
+        self.inHand = [];
         self.stats.backlog = Queue.sizeUnsafe(self.queue);
         const id = self.nextBatch++;
         self.running.set(
@@ -183,6 +200,7 @@ export class GroupCommitWriter {
         break;
       } catch (error) {
         if (isRefusedData(error)) return this.isolate(id, pending, error);
+        this.options.onCommitError(error);
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) return this.fail(id, pending, error);
         this.stats.retries++;
@@ -201,12 +219,12 @@ export class GroupCommitWriter {
   }
 
   private settle(s: Submission, error: unknown): void {
-    this.held.delete(s);
+    this.options.pending.delete(s);
     if (error === null) s.committed();
     else s.failed(error);
   }
 
-  private async fail(id: number, pending: Submission[], error: unknown, alsoInvalid: ReadonlySet<number> = new Set()): Promise<void> {
+  private async fail(id: number, pending: Submission[], error: unknown): Promise<void> {
     // Everything queued behind the failed batch was computed on visitor state that assumed the failed
     // rows exist. Stop taking batches, let the other commit in flight settle, fail what is queued, and
     // have the affected sites rebuild their state (and repair their rollups) from the database.
@@ -214,10 +232,9 @@ export class GroupCommitWriter {
     await this.othersSettled(id);
     const queued = Effect.runSync(Queue.clear(this.queue));
     const all = pending.concat(queued);
-    const sites = new Set([...alsoInvalid, ...all.map((s) => s.siteId)]);
+    const sites = new Set(all.map((s) => s.siteId));
     this.stats.failedBatches++;
     this.options.log.error("batch commit failed; requests answered 503", { rows: countRows(all), sites: sites.size, error: describe(error) });
-    this.options.onSitesInvalidated(sites);
     for (const s of all) this.settle(s, error);
     this.failing = false;
   }
@@ -236,15 +253,15 @@ export class GroupCommitWriter {
     let rows = 0;
     let refusedRequests = 0;
     const exact: Submission[] = [...result.committed];
-    const invalid = new Set<number>();
+    // Submissions answered request by request: their counts assumed the refused rows.
+    const partial: Submission[] = [];
     for (const r of result.refused) {
-      this.held.delete(r.submission);
       // All of its requests committed one by one after all: its counts are exact.
       if (r.refused.length === 0 && r.unfinished === null) {
         exact.push(r.submission);
         continue;
       }
-      invalid.add(r.submission.siteId);
+      partial.push(r.submission);
       for (const request of r.committed) {
         rows += request.events.length + request.hits.length;
         request.committed();
@@ -264,15 +281,19 @@ export class GroupCommitWriter {
     this.stats.submissions += exact.length;
     this.stats.rows += rows;
     this.stats.refusedRequests += refusedRequests;
-    this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: invalid.size });
-    if (result.unfinished !== null) return this.fail(id, [...result.unfinished.submissions], result.unfinished.error, invalid);
-    if (invalid.size === 0) return;
-    // A refused submission's counts assumed its refused rows: its sites rebuild from the raw rows, once every
-    // other commit in flight (which may hold their later rows) has settled. Their queued submissions were
-    // computed on the same state and fail as stale (503).
+    this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: new Set(partial.map((s) => s.siteId)).size });
+    if (result.unfinished !== null) {
+      for (const s of partial) this.settle(s, new ApiError("unstorable"));
+      return this.fail(id, [...result.unfinished.submissions], result.unfinished.error);
+    }
+    if (partial.length === 0) return;
+    // A refused submission's counts assumed its refused rows: its site rebuilds from the raw rows once every
+    // other commit in flight (which may hold its later rows) has settled. Settling it as failed does that (the
+    // actor invalidates its state); its requests were already answered one by one, so the second answer is a
+    // no-op. Its queued submissions were computed on the same state and fail as stale (503).
     this.failing = true;
     await this.othersSettled(id);
-    this.options.onSitesInvalidated(invalid);
+    for (const s of partial) this.settle(s, new ApiError("unstorable"));
     this.failing = false;
   }
 }

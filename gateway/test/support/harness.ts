@@ -42,6 +42,7 @@ export interface HarnessOptions {
   readonly sites?: readonly string[];
   readonly commit?: CommitFn;
   readonly writeRollups?: WriteRollupsFn;
+  readonly maintenanceIntervalMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -67,6 +68,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       log: createLogger("debug", (l) => logs.push(l)),
       ...(options.commit ? { commit: options.commit } : {}),
       ...(options.writeRollups ? { writeRollups: options.writeRollups } : {}),
+      ...(options.maintenanceIntervalMs ? { maintenanceIntervalMs: options.maintenanceIntervalMs } : {}),
     });
   let gateway = await start();
   const harness = {

@@ -1,0 +1,439 @@
+// The gateway as layers. Each long-lived part is acquired in its layer's scope and released by it, so the
+// order of shutdown is the reverse of the order of dependency, not a hand-kept list:
+//
+//   Http (routes, listening socket)
+//    ├─ Actors (site actors, idle sweep) ─┐
+//    ├─ Maintenance                       │
+//    └─ Auth                              ▼
+//                                 Writer (group commit)
+//                                  ├─ Rollups (ledger + flusher, crash repair at boot)
+//                                  └─ Live (SSE hub)
+//                                         ▼
+//     Sites (domain cache + NOTIFY listener) · DatabaseHealth · PendingCommits · DayStates
+//                                         ▼
+//                            Database (pool, embedded server)
+//                                         ▼
+//               Config · Log · Clock · Counters · Supervisor · Faults
+//
+// DayStates sits below Rollups: it reads the day states a clean stop saved before the crash repair runs, and
+// it is released after the final rollup flush, saving the drained actors' states for the next boot.
+//
+// Stopping therefore closes the listening socket (ending live streams first), drains every actor's
+// mailbox into the writer, commits the writer's last batch, writes the last rollup counts and clears the
+// repair mark, then stops the site listener and closes the database.
+import { Effect, Fiber, FiberSet, Layer } from "effect";
+import { loadDayStates, saveDayStates } from "../actors/day-state-store.ts";
+import { ActorRegistry } from "../actors/registry.ts";
+import { AnomalyDetector } from "../anomalies/detector.ts";
+import { anomalyScan } from "../anomalies/scan.ts";
+import { createIngestLimits } from "../ingest/rate-limits.ts";
+import { InsightsService } from "../insights/service.ts";
+import { insightsSchedule } from "../insights/schedule.ts";
+import { SettledCache } from "../read/settled-cache.ts";
+import { anomalyRoutes } from "../routes/anomalies.ts";
+import { insightRoutes } from "../routes/insights.ts";
+import { authRoutes, createAuthenticator } from "../auth/index.ts";
+import { ApiError, errorResponse } from "../errors.ts";
+import { openCountryLookup } from "../geo/country.ts";
+import { nodeTransport } from "../http/node.ts";
+import { Router } from "../http/router.ts";
+import type { HttpTransport } from "../http/transport.ts";
+import { uwsTransport } from "../http/uws.ts";
+import { LiveHub } from "../live/hub.ts";
+import { Maintenance } from "../maintenance.ts";
+import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "../rollups/flusher.ts";
+import { goalRoutes } from "../routes/goals.ts";
+import { ingestRoutes } from "../routes/ingest.ts";
+import { liveRoutes } from "../routes/live.ts";
+import { openapiRoutes } from "../routes/openapi.ts";
+import { publicRoutes } from "../routes/public.ts";
+import { readRoutes } from "../routes/read.ts";
+import { siteRoutes } from "../routes/sites.ts";
+import { teamRoutes } from "../routes/team.ts";
+import { loadTrackerAsset } from "../routes/tracker-asset.ts";
+import { SiteCache } from "../sites/site-cache.ts";
+import { type Database, guardPool, openDatabase } from "../storage/database.ts";
+import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
+import { replaceDayRollups } from "../storage/rollup-writes.ts";
+import { saltForDay } from "../storage/salts.ts";
+import { commitRows } from "../storage/writer.ts";
+import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
+import { PendingCommits } from "../writer/pending-commits.ts";
+import {
+  ActorsService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
+  HttpService, LiveService, LogService, MaintenanceService, PendingCommitsService, RollupsService, SitesService,
+  SupervisorService, WriterService,
+} from "./services.ts";
+
+export const BODY_LIMIT = 64 * 1024;
+// Backlog (submissions) at which site actors wait before handing over more rows.
+const WRITER_CAPACITY = 1024;
+// The idle sweep runs every quarter of the idle time, and at least once a minute: an idle actor outlives
+// SVC_ACTOR_IDLE_MS by at most a quarter of it (the default day: by at most a minute).
+const IDLE_SWEEP_MAX_MS = 60_000;
+
+export const transports: Record<"uws" | "node", HttpTransport> = { uws: uwsTransport, node: nodeTransport };
+
+/** The database: the caller's (tests, which own it) or opened here and closed last (main.ts). */
+export const databaseLayer = (given: Database | undefined) =>
+  Layer.effect(
+    DatabaseService,
+    Effect.gen(function* () {
+      const config = yield* ConfigService;
+      const log = yield* LogService;
+      if (given !== undefined) {
+        guardPool(given.pool, (line) => log.warn(line));
+        return given;
+      }
+      return yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line), waitForServer: true }),
+          catch: (error) => error,
+        }),
+        (database) => Effect.promise(() => database.close()),
+      );
+    }),
+  );
+
+/** Reachability of PostgreSQL as every client reports it; the probe ends with the scope. */
+export const healthLayer = Layer.effect(
+  HealthService,
+  Effect.gen(function* () {
+    const { pool } = yield* DatabaseService;
+    const log = yield* LogService;
+    const health = new DatabaseHealth(pool, log);
+    const onIdleError = (error: Error) => health.report(error);
+    return yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        pool.on("error", onIdleError);
+        return health;
+      }),
+      () =>
+        Effect.promise(() => {
+          pool.off("error", onIdleError); // a caller-owned pool outlives this gateway (tests restart it)
+          return health.close();
+        }),
+    );
+  }),
+);
+
+/** domain → site, loaded at boot and kept current by the svc_sites NOTIFY listener (which reconnects by itself). */
+export const sitesLayer = Layer.effect(
+  SitesService,
+  Effect.gen(function* () {
+    const database = yield* DatabaseService;
+    const log = yield* LogService;
+    const clock = yield* ClockService;
+    return yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const sites = new SiteCache(database.pool, database.url, log, clock.now);
+          await sites.start();
+          return sites;
+        },
+        catch: (error) => error,
+      }),
+      (sites) => Effect.promise(() => sites.stop()),
+    );
+  }),
+);
+
+export const pendingCommitsLayer = Layer.sync(PendingCommitsService, () => new PendingCommits());
+
+/**
+ * The day states of the last clean stop, read (and deleted) before the crash repair; on release, after the
+ * final rollup flush, the drained actors' states are saved so that a clean restart replays nothing.
+ */
+export const dayStatesLayer = Layer.effect(
+  DayStatesService,
+  Effect.gen(function* () {
+    const { pool } = yield* DatabaseService;
+    const clock = yield* ClockService;
+    const log = yield* LogService;
+    const loaded = yield* Effect.tryPromise({ try: () => loadDayStates(pool, clock.now(), log), catch: (error) => error });
+    const store: { loaded: typeof loaded; source: (() => typeof loaded) | null } = { loaded, source: null };
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        if (store.source !== null) await saveDayStates(pool, store.source(), log);
+      }),
+    );
+    return store;
+  }),
+);
+
+/** The live hub and its flush/heartbeat loop, supervised. */
+export const liveLayer = Layer.effect(
+  LiveService,
+  Effect.gen(function* () {
+    const clock = yield* ClockService;
+    const supervisor = yield* SupervisorService;
+    const hub = new LiveHub(clock.now, yield* FaultsService);
+    yield* Effect.addFinalizer(() => Effect.sync(() => hub.stop()));
+    yield* Effect.forkScoped(supervisor.supervise("live_hub", hub.loop(), () => Effect.sync(() => hub.crashed())));
+    return hub;
+  }),
+);
+
+/**
+ * The rollup ledger and its periodic flush, supervised. Before anything is counted, the rollups a killed
+ * gateway left unwritten are recomputed. Released after the writer: the final flush writes every count and
+ * clears the repair mark.
+ */
+export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
+  Layer.effect(
+    RollupsService,
+    Effect.gen(function* () {
+      const { pool } = yield* DatabaseService;
+      const config = yield* ConfigService;
+      const clock = yield* ClockService;
+      const log = yield* LogService;
+      const health = yield* HealthService;
+      const supervisor = yield* SupervisorService;
+      // Built after the day states were read: the repair sets the mark that tells a clean stop from a killed one.
+      yield* DayStatesService;
+      yield* Effect.tryPromise({ try: () => repairAfterCrash(pool, clock.now(), log), catch: (error) => error });
+      const flusher = new RollupFlusher({
+        pool,
+        intervalMs: config.rollupFlushMs,
+        now: clock.now,
+        log,
+        pending: yield* PendingCommitsService,
+        faults: yield* FaultsService,
+        onWriteError: (error) => health.report(error),
+        databaseUp: () => health.up,
+        ...(write ? { write } : {}),
+      });
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(() => flusher.finalFlush().catch((error: unknown) => log.error("final rollup flush failed; the next boot recounts", { error: String(error) }))),
+      );
+      yield* Effect.forkScoped(supervisor.supervise("rollup_flusher", flusher.loop()));
+      return flusher;
+    }),
+  );
+
+/** The group-commit writer and its batching loop, supervised; released after the actors have drained into it. */
+export const writerLayer = (commit: CommitFn) =>
+  Layer.effect(
+    WriterService,
+    Effect.gen(function* () {
+      const { pool } = yield* DatabaseService;
+      const config = yield* ConfigService;
+      const log = yield* LogService;
+      const health = yield* HealthService;
+      const rollups = yield* RollupsService;
+      const live = yield* LiveService;
+      const supervisor = yield* SupervisorService;
+      const writer = new GroupCommitWriter({
+        pool,
+        commit,
+        batchMaxRows: config.batchMaxRows,
+        flushMs: config.flushMs,
+        inFlight: config.writerInFlight,
+        capacity: WRITER_CAPACITY,
+        log,
+        pending: yield* PendingCommitsService,
+        faults: yield* FaultsService,
+        onCommitError: (error) => health.report(error),
+        onCommitted: (deltas) => {
+          rollups.ledger.add(deltas);
+          live.publish(deltas);
+        },
+      });
+      const loop = yield* Effect.forkScoped(supervisor.supervise("writer", writer.loop(), (error) => Effect.sync(() => writer.crashed(error))));
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function* () {
+          yield* writer.end();
+          yield* Fiber.await(loop);
+          yield* Effect.promise(() => writer.settled());
+        }),
+      );
+      return writer;
+    }),
+  );
+
+/** The site actors (supervised, one fiber each) and the idle sweep; released by draining every mailbox. */
+export const actorsLayer = Layer.effect(
+  ActorsService,
+  Effect.gen(function* () {
+    const { pool } = yield* DatabaseService;
+    const config = yield* ConfigService;
+    const clock = yield* ClockService;
+    const log = yield* LogService;
+    const writer = yield* WriterService;
+    const rollups = yield* RollupsService;
+    const fibers = yield* FiberSet.make<void>();
+    const registry = new ActorRegistry(
+      { mailboxSize: config.mailboxSize, idleMs: config.actorIdleMs, supervisor: yield* SupervisorService, fibers },
+      {
+        pool,
+        clock,
+        writer,
+        log,
+        faults: yield* FaultsService,
+        loadSalt: (id, day) => saltForDay(pool, id, day),
+        replaceDay: (id, dayStart, counts) =>
+          rollups.exclusive(async (ledger) => {
+            ledger.dropDay(id, dayStart);
+            rollups.reportRefused(await replaceDayRollups(pool, id, dayStart, counts));
+          }),
+      },
+    );
+    const dayStates = yield* DayStatesService;
+    registry.restore(dayStates.loaded);
+    dayStates.source = () => registry.snapshots();
+    yield* Effect.addFinalizer(() => registry.stop());
+    const sweepMs = Math.min(Math.ceil(config.actorIdleMs / 4), IDLE_SWEEP_MAX_MS);
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.gen(function* () {
+          yield* Effect.sleep(sweepMs);
+          const stopped = yield* registry.stopIdle(clock.now());
+          if (stopped > 0) log.info("idle site actors stopped", { actors: stopped, idle_ms: config.actorIdleMs });
+        }),
+      ),
+    );
+    return registry;
+  }),
+);
+
+/** Partitions, salts, retention: once at boot, then every minute, supervised. */
+export const maintenanceLayer = (intervalMs: number | undefined) =>
+  Layer.effect(
+    MaintenanceService,
+    Effect.gen(function* () {
+      const { pool } = yield* DatabaseService;
+      const supervisor = yield* SupervisorService;
+      const maintenance = new Maintenance(pool, yield* ClockService, yield* LogService, yield* FaultsService, intervalMs);
+      yield* Effect.tryPromise({ try: () => maintenance.runOnce(), catch: (error) => error });
+      yield* Effect.forkScoped(supervisor.supervise("maintenance", maintenance.loop()));
+      return maintenance;
+    }),
+  );
+
+export const authLayer = Layer.effect(
+  AuthenticatorService,
+  Effect.gen(function* () {
+    const { pool } = yield* DatabaseService;
+    const config = yield* ConfigService;
+    const clock = yield* ClockService;
+    const log = yield* LogService;
+    const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
+    return yield* Effect.tryPromise({ try: () => createAuthenticator({ pool, config: config.auth, clock, log, web }), catch: (error) => error });
+  }),
+);
+
+/**
+ * The routes and the listening socket. Released first: live streams end, the socket stops accepting, and
+ * requests in flight are answered before the actors drain.
+ */
+export const httpLayer = (transportOverride: HttpTransport | undefined) =>
+  Layer.effect(
+    HttpService,
+    Effect.gen(function* () {
+      const config = yield* ConfigService;
+      const log = yield* LogService;
+      const clock = yield* ClockService;
+      const { pool } = yield* DatabaseService;
+      const health = yield* HealthService;
+      const sites = yield* SitesService;
+      const actors = yield* ActorsService;
+      const writer = yield* WriterService;
+      const rollups = yield* RollupsService;
+      const live = yield* LiveService;
+      const maintenance = yield* MaintenanceService;
+      const auth = yield* AuthenticatorService;
+      const counters = yield* CountersService;
+      const supervisor = yield* SupervisorService;
+
+      const country = openCountryLookup(config.geoipPath);
+      const tracker = loadTrackerAsset(config.trackerPath);
+      if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
+      const settle = () => rollups.settle();
+
+      const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
+      const limits = createIngestLimits({ eventRatePerClient: config.eventRatePerClient, hitRatePerSite: config.hitRatePerSite, now: clock.now });
+      const { authenticate, authenticateAdmin } = auth;
+
+      const router = new Router();
+      authRoutes(router, { auth, web, now: clock.now, log });
+      ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters, health, limits });
+      publicRoutes(router, {
+        pool, sites, tracker, country, actors, writer, rollups, counters, live, health, supervisor,
+        defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate,
+      });
+      siteRoutes(router, { pool, sites, authenticate, authenticateAdmin });
+      goalRoutes(router, { pool, clock, authenticate, authenticateAdmin });
+      readRoutes(router, { pool, clock, authenticate, settle });
+      liveRoutes(router, {
+        pool, clock, hub: live, actors, authenticate, credentialId: auth.credentialId,
+        streamsPerCredential: config.liveStreamsPerCredential, settle,
+      });
+      teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
+      // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
+      // as long as this layer.
+      const detector = new AnomalyDetector(pool, clock.now);
+      const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
+      anomalyRoutes(router, { pool, detector, authenticate, settle });
+      insightRoutes(router, { pool, insights, authenticate, authenticateAdmin, settle });
+      const scheduled = [anomalyScan(pool, detector, log), insightsSchedule(insights, config.llm.insightsEveryHours, log)].flatMap((t) => (t ? [t] : []));
+      yield* Effect.acquireRelease(
+        Effect.sync(() => scheduled.forEach((task) => task.start())),
+        () => Effect.promise(() => Promise.all(scheduled.map((task) => task.stop()))),
+      );
+      openapiRoutes(router);
+
+      const transport = transportOverride ?? transports[config.transport];
+      const server = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () =>
+            transport.listen({
+              host: config.host,
+              port: config.port,
+              bodyLimit: BODY_LIMIT,
+              tooLarge: () => {
+                counters.count("body_too_large");
+                return errorResponse(new ApiError("body_too_large"));
+              },
+              closing: () => errorResponse(new ApiError("unavailable", "shutting down")),
+              handler: router.handler(),
+              onHandlerError: (error) => {
+                if (error instanceof ApiError) return errorResponse(error);
+                // A lost connection (answered 503 by errorResponse) starts the health probe; anything else is a bug.
+                if (isConnectionError(error)) health.report(error);
+                else log.error("unhandled error in a route", { error: error instanceof Error ? error.message : String(error) });
+                return errorResponse(error);
+              },
+            }),
+          catch: (error) => error,
+        }),
+        (server) =>
+          Effect.promise(async () => {
+            live.stop();
+            await server.close();
+          }),
+      );
+      log.info("gateway listening", { port: server.port, transport: transport.name, sites: sites.size, trust_proxy: config.trustProxy.source });
+      if (config.hostReason === "placeholder secret") {
+        log.warn("listening on the loopback interface (127.0.0.1) only: a shipped placeholder secret is in use. Set SVC_ADMIN_PASSWORD and SVC_JWT_SECRET, then SVC_HOST, to accept other machines.");
+      }
+      return server;
+    }),
+  );
+
+export interface GatewayLayerOptions {
+  readonly database?: Database;
+  readonly transport?: HttpTransport;
+  readonly commit?: CommitFn;
+  readonly writeRollups?: WriteRollupsFn;
+  readonly maintenanceIntervalMs?: number;
+}
+
+/** Everything but the base services (config, log, clock, counters, supervisor, faults), wired by dependency. */
+export const gatewayLayer = (options: GatewayLayerOptions) =>
+  httpLayer(options.transport).pipe(
+    Layer.provideMerge(Layer.mergeAll(actorsLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
+    Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
+    Layer.provideMerge(Layer.mergeAll(rollupsLayer(options.writeRollups), liveLayer)),
+    Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer)),
+    Layer.provideMerge(databaseLayer(options.database)),
+  );
