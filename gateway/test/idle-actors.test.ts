@@ -3,6 +3,7 @@
 // from the day's raw rows, so a returning visitor is still counted once.
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loginAsAdmin } from "./support/auth.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
 
@@ -35,7 +36,8 @@ describe("idle site actors", () => {
     expect(await Effect.runPromise(h.gateway.actors.stopIdle(h.clock.now()))).toBe(1);
     expect(h.gateway.actors.find(a)).toBeUndefined();
     expect(h.gateway.actors.find(b)).toBeDefined();
-    const health = (await (await fetch(`${h.base}/healthz`)).json()) as any;
+    const { token } = await loginAsAdmin(h.base);
+    const health = (await (await fetch(`${h.base}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
     expect(health.actors).toMatchObject({ active: 1, stopped_idle: 1 });
 
     // The same visitor comes back to a: a new actor, state rebuilt from the day's rows, still one visitor.

@@ -86,7 +86,7 @@ describe("visits", () => {
     h = await startHarness({ now: `${DAY}T09:00:00Z`, env: { SVC_TRUST_PROXY: "1" }, sites: [DOMAIN] });
     for (const s of SCENARIO) await send(h, s);
     const { token } = await loginAsAdmin(h.base);
-    const auth = bearer(await createApiKey(h.base, token));
+    const auth = bearer(await createApiKey(h.base, token, "goals", "admin"));
     const goal = await call(h.base, "POST", `/api/sites/${DOMAIN}/goals`, { headers: auth, body: { name: "Signup" } });
     expect(goal.status).toBe(201);
     await h.gateway.rollups.settle(); // the goals route reads the rollup tables without flushing first

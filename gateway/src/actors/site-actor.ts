@@ -5,6 +5,7 @@
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
+import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
@@ -268,7 +269,12 @@ export class SiteActor {
       failed: (error: unknown) => {
         // A submission that failed while its state was current leaves that state (and maybe the day's
         // rollups, with other commits in flight) assuming rows that do not exist: rebuild both.
-        if (generation === this.generation) this.invalidate();
+        if (generation === this.generation) {
+          this.invalidate();
+          // Rows the database refused on their data (writer/refused-rows.ts): the database is up, so the site
+          // rebuilds now rather than at its next request. After an outage it waits for the next request.
+          if (error instanceof ApiError && error.reason === "unstorable") Queue.offerUnsafe(this.mailbox, { rows: [], done: () => undefined });
+        }
         this.submissionSettled();
         for (const m of messages) m.done(error);
       },
