@@ -75,21 +75,25 @@ const assistantNames = assistants.map((a) => a.name);
 const referrerResults = resultsByName(assistantNames, "human_via_ai", "assistant_referrer");
 const utmResults = resultsByName(assistantNames, "human_via_ai", "assistant_utm");
 
+function hasBrowserShape(ua: string): boolean {
+  browserShapeText.lastIndex = 0;
+  return browserShapeText.test(ua);
+}
+
+/** Step 6: a browser's UA shape, or a known real browser whose UA does not have that shape (data/browser-shapes.json). */
 function isBrowserLike(ua: string): boolean {
-  return (mozillaPrefix.test(ua) && layoutEngine.test(ua)) || operaPrefix.test(ua);
+  return (mozillaPrefix.test(ua) && layoutEngine.test(ua)) || operaPrefix.test(ua) || hasBrowserShape(ua);
 }
 
 /**
  * Step 4: a generic bot pattern decides, except against a known browser shape whose own text is what the
  * pattern matched: then the patterns are re-checked without that text, so a WeChat in-app browser
- * (`Process/tools`) stays a person while `… Process/tools … wechatdevtools` is still a bot.
+ * (`Process/tools`) stays a person while `… Process/tools … wechatdevtools` is still a bot, and an SQL
+ * injection appended to a TV's UA is still caught.
  */
 function isGenericBot(ua: string): boolean {
   if (!genericBot.test(ua)) return false;
-  if (!isBrowserLike(ua)) return true;
-  browserShapeText.lastIndex = 0;
-  if (!browserShapeText.test(ua)) return true;
-  return genericBot.test(ua.replace(browserShapeText, " "));
+  return !hasBrowserShape(ua) || genericBot.test(ua.replace(browserShapeText, " "));
 }
 
 // The products of an ordinary browser UA: anything else beside an automation marker names a service.
