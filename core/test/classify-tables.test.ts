@@ -9,6 +9,7 @@ import {
   assistantFromUtmSource,
   assistants,
   automationMarkers,
+  browserShapes,
   classify,
   dataSources,
   genericBotPatterns,
@@ -149,6 +150,12 @@ describe("table data", () => {
       for (const s of a.sources) expect(Object.keys(dataSources), a.name).toContain(s);
     }
     for (const [id, s] of Object.entries(dataSources)) expect(s.date, id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it.each(browserShapes.map((s) => [s.name, s] as const))("browser shape %s: its example is a person, its source known", (_name, shape) => {
+    expect(["human", "human_via_ai"]).toContain(classify({ ua: shape.example, ...none }).actor);
+    expect(new RegExp(shape.pattern, "i").test(shape.example)).toBe(true);
+    expect(Object.keys(dataSources)).toContain(shape.source);
   });
 
   it("generic bot patterns are the isbot list (about 200 patterns)", () => {
