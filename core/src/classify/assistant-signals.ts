@@ -86,12 +86,14 @@ function plainHttpHost(s: string): string | undefined {
 
 const stripWww = (host: string): string => (host.startsWith("www.") ? host.slice(4) : host);
 
-function nameForHttpUrl(host: string, url: () => URL | null): string | null {
+function nameForHttpUrl(host: string, referrer: string, url: () => URL | null): string | null {
   const h = stripWww(host);
   const name = byHost.get(h);
   if (name !== undefined) return name;
   const pathRules = byHostPath.get(h);
-  const queryRules = queryRulesFor(h);
+  // Query rules only matter when there is a query: `https://www.google.com/` (most search referrers, as
+  // browsers cut them to the origin) needs no URL parse, which costs about a microsecond.
+  const queryRules = referrer.includes("?") ? queryRulesFor(h) : undefined;
   if (pathRules === undefined && queryRules === undefined) return null;
   const parsed = url();
   if (parsed === null) return null;
@@ -126,16 +128,17 @@ export function assistantFromReferrer(referrer: string | null): string | null {
   // The type says string | null; a JS caller passing undefined or a number gets "no referrer", not a crash.
   if (typeof referrer !== "string" || referrer === "") return null;
   const host = plainHttpHost(referrer);
-  if (host !== undefined) return nameForHttpUrl(host, () => parseUrl(referrer));
+  if (host !== undefined) return nameForHttpUrl(host, referrer, () => parseUrl(referrer));
   const url = parseUrl(referrer);
   if (url === null) return null;
-  if (url.protocol === "http:" || url.protocol === "https:") return nameForHttpUrl(url.hostname, () => url);
+  if (url.protocol === "http:" || url.protocol === "https:") return nameForHttpUrl(url.hostname, referrer, () => url);
   if (url.protocol === "android-app:") return byAndroidApp.get(url.hostname.toLowerCase()) ?? null;
   return null;
 }
 
 // `https://chatgpt.com/`, `chatgpt.com/`, `www.chatgpt.com`: the host a utm value in URL form names.
 const UTM_URL_PREFIX = /^[a-z][a-z0-9+.-]*:\/\//;
+const URL_FORM = /[/?#]/;
 
 /**
  * The assistant a `utm_source` names, or null: after trimming and lowercasing, a scheme and anything from the
@@ -145,7 +148,7 @@ export function assistantFromUtmSource(utmSource: string | null): string | null 
   if (typeof utmSource !== "string") return null;
   let value = utmSource.trim().toLowerCase();
   const direct = aiUtmValues.get(stripWww(value));
-  if (direct !== undefined) return direct;
+  if (direct !== undefined || !URL_FORM.test(value)) return direct ?? null;
   value = value.replace(UTM_URL_PREFIX, "");
   const end = value.search(/[/?#]/);
   if (end >= 0) value = value.slice(0, end);
