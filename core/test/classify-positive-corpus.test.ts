@@ -19,6 +19,7 @@ const realUas = [
   ...jsonlUas("actors.jsonl"),
   ...jsonlUas("issue15/new-ai-tokens.jsonl"),
   ...jsonlUas("issue15/precision.jsonl"),
+  ...jsonlUas("issue15/assistant-signals.jsonl"),
   ...(JSON.parse(read("crawler-user-agents-instances.json")) as Array<{ instances: string[] }>).flatMap((e) => e.instances),
   ...Object.values(JSON.parse(read("isbot-fixtures-crawlers.json")) as Record<string, string[]>).flat(),
   ...Object.values(JSON.parse(read("isbot-fixtures-browsers.json")) as Record<string, string[]>).flat(),
