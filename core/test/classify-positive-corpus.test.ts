@@ -38,6 +38,7 @@ const WITHOUT_REAL_UA: Record<string, { readonly why: string; readonly tokens: r
     ],
   },
   "mistral-robots": { why: "Mistral's page names the token without a full UA string", tokens: ["MistralAI-Training"] },
+  "datafast-crawler-directory": { why: "the directory names the token without a full UA string", tokens: ["Grok-DeepSearch"] },
   "device-detector-bots": {
     why: "Device Detector's bots.yml gives the regex; its UA fixtures are LGPL and not kept here",
     tokens: [
