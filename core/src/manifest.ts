@@ -2,6 +2,7 @@
 // site and what it does not. It must always be true of what the code does, so every field here names a behaviour
 // that a test in core or gateway pins down; change the code and this together.
 
+import { CLASSIFIER_DATA_VERSION } from "./classify/tables.ts";
 import { ACTORS, type Actor } from "./types.ts";
 
 export const MANIFEST_VERSION = 1;
@@ -69,6 +70,8 @@ export interface Manifest {
   readonly collected: readonly ManifestField[];
   readonly not_collected: readonly string[];
   readonly actors: readonly { readonly label: Actor; readonly meaning: string }[];
+  /** The date of the newest source of the actor classifier's tables: how fresh the labels are. */
+  readonly classifier_data_version: string;
   readonly country_data: CountryDatabase | null;
 }
 
@@ -122,6 +125,7 @@ export function buildManifest(site: ManifestSite, config: ManifestConfig): Manif
     collected,
     not_collected: notCollected,
     actors: ACTORS.map((label) => ({ label, meaning: ACTOR_MEANINGS[label] })),
+    classifier_data_version: CLASSIFIER_DATA_VERSION,
     country_data: config.countryDatabase,
   };
 }

@@ -10,6 +10,7 @@ export const CLASSIFY_RULES = [
   "ai_agent_token",
   "generic_bot",
   "headless_marker",
+  "headless_service",
   "non_browser_ua",
   "assistant_referrer",
   "assistant_utm",

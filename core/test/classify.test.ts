@@ -136,8 +136,11 @@ describe("token matching at ASCII-alphanumeric boundaries", () => {
     { why: "token preceded by a letter does not match", ua: "Mozilla/5.0 (compatible; XCCBot/1.0)", actor: "bot", rule: "generic_bot" },
     { why: "underscore is a boundary", ua: "Mozilla/5.0 (compatible; x_CCBot_y)", actor: "ai_crawler", name: "CCBot", rule: "ai_crawler_token" },
     { why: "case-insensitive match, canonical name returned", ua: "Mozilla/5.0 (compatible; gptbot/1.1)", actor: "ai_crawler", name: "GPTBot", rule: "ai_crawler_token" },
-    { why: "token inside a URL", ua: "Mozilla/5.0 (compatible; +https://panscient.com/bot)", actor: "ai_crawler", name: "Panscient", rule: "ai_crawler_token" },
-    { why: "token inside an e-mail address", ua: "Mozilla/5.0 (compatible; crawler; contact claudebot@anthropic.com)", actor: "ai_crawler", name: "ClaudeBot", rule: "ai_crawler_token" },
+    // Issue 15: tokens count only in the product part; a URL or e-mail address in a comment names a site or a contact.
+    { why: "token inside a URL is not the client", ua: "Mozilla/5.0 (compatible; +https://panscient.com/bot)", actor: "bot", rule: "generic_bot" },
+    { why: "token inside an e-mail address is not the client", ua: "Mozilla/5.0 (compatible; crawler; contact claudebot@anthropic.com)", actor: "bot", rule: "generic_bot" },
+    { why: "a bare host-form token outside a URL still counts", ua: "panscient.com", actor: "ai_crawler", name: "Panscient", rule: "ai_crawler_token" },
+    { why: "the product token wins over another token in the comment's URL", ua: "Mozilla/5.0 (compatible; Google-CloudVertexBot; +https://example.com/why-not-gptbot)", actor: "ai_crawler", name: "Google-CloudVertexBot", rule: "ai_crawler_token" },
     { why: "token at the very start and end of the UA", ua: "Bytespider", actor: "ai_crawler", name: "Bytespider", rule: "ai_crawler_token" },
     { why: "multi-word token", ua: "Mozilla/5.0 (compatible; netEstate Imprint Crawler; +http://www.netestate.de)", actor: "ai_crawler", name: "netEstate Imprint Crawler", rule: "ai_crawler_token" },
     { why: "multi-word token needs its exact spacing", ua: "Mozilla/5.0 (compatible; Linguee  Bot)", actor: "bot", rule: "generic_bot" },
@@ -274,7 +277,7 @@ describe("utm_source matching (trimmed, lowercased, one www. stripped, exact)", 
     ["ai", null],
     // x.com is a social network; only its /i/grok referrer path is Grok
     ["x.com", null],
-    ["chatgpt.com/", null],
+    ["chatgpt.com/", "ChatGPT"], // issue 15: a utm value in URL form names its host
     ["newsletter", null],
     ["", null],
     [null, null],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACTORS, buildManifest, DEFAULT_COUNTRY_DATABASE, type ManifestConfig } from "../src/index.ts";
+import { ACTORS, buildManifest, CLASSIFIER_DATA_VERSION, DEFAULT_COUNTRY_DATABASE, dataSources, type ManifestConfig } from "../src/index.ts";
 
 const site = { domain: "example.com", retention_days: 395 };
 
@@ -24,6 +24,7 @@ describe("buildManifest", () => {
       "collected",
       "not_collected",
       "actors",
+      "classifier_data_version",
       "country_data",
     ]);
     expect(manifest).toMatchObject({
@@ -43,6 +44,9 @@ describe("buildManifest", () => {
     expect(manifest.actors.map((a) => a.label)).toEqual([...ACTORS]);
     for (const actor of manifest.actors) expect(actor.meaning.length).toBeGreaterThan(10);
     expect(JSON.parse(JSON.stringify(manifest))).toEqual(manifest);
+    // The classifier data version is the date of the newest table source.
+    expect(manifest.classifier_data_version).toBe(CLASSIFIER_DATA_VERSION);
+    expect(manifest.classifier_data_version).toBe(Object.values(dataSources).map((s) => s.date).sort().at(-1));
   });
 
   it("lists city and country only when they are collected", () => {

@@ -1,4 +1,5 @@
 // Ingest over a real socket, against both HTTP transports (uWebSockets.js and node:http).
+import { CLASSIFIER_DATA_VERSION } from "@svc/core";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { updateSite } from "../src/storage/sites.ts";
@@ -149,7 +150,8 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
     const res = await fetch(`${h.base}/healthz`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
-    expect(body).toMatchObject({ status: "ok", database: "up" });
+    expect(body).toMatchObject({ status: "ok", database: "up", classifier_data_version: CLASSIFIER_DATA_VERSION });
+    expect(body.classifier_data_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(body.rejected.unknown_site).toBeGreaterThan(0);
   });
 });

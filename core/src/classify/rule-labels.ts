@@ -38,6 +38,7 @@ const LABELS: Readonly<Record<ClassifyRule | VisitRule, (name: string | null) =>
   ai_agent_token: (name) => withSource(`user agent token ${name ?? "?"}`, agentSources, name ?? ""),
   generic_bot: () => `generic bot pattern (${sourceName("isbot")})`,
   headless_marker: (name) => withSource(`headless browser marker ${name ?? "?"}`, markerSources, name ?? ""),
+  headless_service: () => "headless browser of a named service that is not an AI",
   non_browser_ua: () => "user agent is not a browser",
   assistant_referrer: (name) => `referrer of ${name ?? "an assistant"}`,
   assistant_utm: (name) => `utm_source of ${name ?? "an assistant"}`,

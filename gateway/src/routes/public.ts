@@ -1,6 +1,6 @@
 // Routes that need no credential: the tracker script, the collection manifest and the health check (whose
 // details — memory, counters, site count — need one: they tell an attacker how the process is doing).
-import { buildManifest } from "@svc/core";
+import { buildManifest, CLASSIFIER_DATA_VERSION } from "@svc/core";
 import type pg from "pg";
 import { ApiError, type RejectionCounters } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
@@ -78,6 +78,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         rate_limiters: deps.limits(),
         default_partition_rows: deps.defaultPartitionRows(),
         memory_mb: memoryMb(),
+        classifier_data_version: CLASSIFIER_DATA_VERSION,
       };
       return jsonResponse(database === "up" ? 200 : 503, body, { "cache-control": "no-store" });
     });
