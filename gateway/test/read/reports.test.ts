@@ -142,7 +142,7 @@ describe("GET /breakdown?field=rule (what was not counted as human, and why)", (
       // Ties on visitors, pageviews and other counts (4 hits; 3 hits + GPTBot's Signup event): by value.
       rule("ai_agent_token:ChatGPT-User", "user agent token ChatGPT-User (ai.robots.txt)", 1, 0, 4),
       rule("ai_crawler_token:GPTBot", "user agent token GPTBot (ai.robots.txt)", 1, 0, 3),
-      rule("ai_crawler_token:ClaudeBot", "user agent token ClaudeBot (ai.robots.txt)", 1, 0, 2),
+      rule("ai_crawler_token:ClaudeBot", "user agent token ClaudeBot (device-detector)", 1, 0, 2),
       rule("generic_bot", "generic bot pattern (isbot)", 1, 0, 1),
     ]);
   });
