@@ -7,6 +7,10 @@ export default {
   kit: {
     adapter: adapter({ envPrefix: "SVC_DASHBOARD_" }),
     paths: { relative: false },
+    // SvelteKit's own origin check compares against https://<host> unless SVC_DASHBOARD_ORIGIN is set, so a
+    // plain-HTTP install (npm start on :3000) would refuse its own sign-in form. hooks.server.ts checks
+    // form posts itself, from the Host header whatever the scheme (src/lib/server/same-origin.ts).
+    csrf: { trustedOrigins: ["*"] },
     // SVC_PUBLIC_API_URL reaches the browser (the install snippets); nothing else from the environment does.
     env: { publicPrefix: "SVC_PUBLIC_", privatePrefix: "" },
     // Every script and style is our own bundle: no CDN, no inline data URLs from elsewhere.

@@ -3,17 +3,23 @@
 // - the no-JavaScript sign-in form (POST /app/login) is turned into the gateway's JSON login, its
 //   Set-Cookie passed back unchanged; with JavaScript the page calls /api/auth/login itself;
 // - POST /app/logout ends the session the same way, and POST /app/auth/callback takes a hosted-mode
-//   identity provider's token (see README "Hosted mode").
+//   identity provider's token (see README "Hosted mode"; it comes from the provider's page, so it is the
+//   one cross-site post accepted, and only with a token the gateway verifies).
 import type { Handle } from "@sveltejs/kit";
 import { callGateway, gatewayBase, gatewayError, redirectWithCookies, relay } from "$lib/server/gateway";
 import { acceptIdentityToken } from "$lib/server/identity-callback";
 import { safeNext } from "$lib/server/redirect-target";
+import { isSameOriginPost } from "$lib/server/same-origin";
 
 // Checked at boot, so a bad SVC_API_URL stops the server with one clear line instead of failing per request.
 gatewayBase();
 
 export const handle: Handle = async ({ event, resolve }) => {
   const { request, url } = event;
+  if (url.pathname === "/api/event" || url.pathname === "/api/hit") {
+    // Through this proxy every visitor would arrive from the dashboard's address (one visitor hash for all).
+    return Response.json({ error: "send events to the gateway directly (its /api/event and /api/hit), not through the dashboard" }, { status: 404 });
+  }
   if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
     try {
       const upstream = await callGateway(request, url.pathname + url.search);
@@ -21,6 +27,9 @@ export const handle: Handle = async ({ event, resolve }) => {
     } catch {
       return Response.json({ error: "the API is not reachable" }, { status: 502 });
     }
+  }
+  if (request.method === "POST" && (url.pathname === "/app/login" || url.pathname === "/app/logout") && !isSameOriginPost(request)) {
+    return new Response("Cross-site form submissions are refused", { status: 403, headers: { "content-type": "text/plain; charset=utf-8" } });
   }
   if (request.method === "POST" && url.pathname === "/app/login") {
     const form = await request.formData();

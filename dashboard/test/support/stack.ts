@@ -9,12 +9,22 @@ import { type DashboardServer, startDashboard } from "./dashboard-server.ts";
 
 export { ADMIN_EMAIL, ADMIN_PASSWORD, UA };
 
+export interface OpenOptions {
+  readonly dark?: boolean;
+  readonly mobile?: boolean;
+  readonly javaScript?: boolean;
+  /** Cookies of an earlier sign-in (`context.storageState()`): the login limiter allows 10 a minute. */
+  readonly storageState?: Awaited<ReturnType<BrowserContext["storageState"]>>;
+  /** For injecting axe-core into pages whose CSP allows only their own scripts. */
+  readonly bypassCSP?: boolean;
+}
+
 export interface Stack {
   readonly gateway: Harness;
   readonly dashboard: DashboardServer;
   readonly browser: Browser;
   /** A fresh browser context on the dashboard, with uncaught page errors collected. */
-  open(options?: { dark?: boolean; mobile?: boolean; javaScript?: boolean }): Promise<{ context: BrowserContext; page: Page; errors: Error[] }>;
+  open(options?: OpenOptions): Promise<{ context: BrowserContext; page: Page; errors: Error[] }>;
   /** Signs in through the form and lands on /app. */
   signIn(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +49,8 @@ export async function startStack(options: { sites?: string[]; env?: Record<strin
         viewport: o.mobile ? MOBILE : DESKTOP,
         colorScheme: o.dark ? "dark" : "light",
         javaScriptEnabled: o.javaScript ?? true,
+        bypassCSP: o.bypassCSP ?? false,
+        ...(o.storageState ? { storageState: o.storageState } : {}),
         // An ordinary desktop browser: the dashboard's own requests never reach ingest anyway.
         userAgent: UA.chrome,
       });
