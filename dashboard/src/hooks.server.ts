@@ -39,9 +39,10 @@ export const handle: Handle = async ({ event, resolve }) => {
       body: JSON.stringify({ email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") }),
     }).catch(() => null);
     if (upstream?.ok) return redirectWithCookies(safeNext(form.get("next")), upstream);
+    const email = String(form.get("email") ?? "");
     event.locals.loginFailure = upstream
-      ? { status: upstream.status, error: await gatewayError(upstream), retryAfter: retryAfter(upstream) }
-      : { status: 502, error: "the API is not reachable", retryAfter: null };
+      ? { status: upstream.status, error: await gatewayError(upstream), retryAfter: retryAfter(upstream), email }
+      : { status: 502, error: "the API is not reachable", retryAfter: null, email };
     // The page's form action renders the form again with this message (see routes/app/login/+page.server.ts).
     return resolve(event);
   }

@@ -9,9 +9,9 @@ export const load: PageServerLoad = ({ url }) => ({
 });
 
 export const actions: Actions = {
-  default: async ({ locals, request }) => {
-    const failure = locals.loginFailure ?? { status: 400, error: "invalid body", retryAfter: null };
-    const form = await request.formData().catch(() => null);
-    return fail(failure.status, { error: failure.error, retryAfter: failure.retryAfter, email: String(form?.get("email") ?? "") });
+  // The request body was read by the hook; what the form needs again comes from locals.
+  default: ({ locals }) => {
+    const failure = locals.loginFailure ?? { status: 400, error: "invalid body", retryAfter: null, email: "" };
+    return fail(failure.status, { error: failure.error, retryAfter: failure.retryAfter, email: failure.email });
   },
 };
