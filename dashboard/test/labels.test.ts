@@ -5,7 +5,7 @@ import { displayLabel } from "@svc/core/display";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DASHBOARD_DIR } from "./support/dashboard-server.ts";
+import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { type Stack, UA, startStack } from "./support/stack.ts";
 import { apiJson, crawlerHit, pageview } from "./support/traffic.ts";
 

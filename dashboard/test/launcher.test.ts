@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../gateway/test/support/database.ts";
-import { freePort } from "./support/dashboard-server.ts";
+import { freePort } from "../scripts/launch.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let db: TestDatabase;

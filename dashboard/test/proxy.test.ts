@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DashboardServer, startDashboard } from "./support/dashboard-server.ts";
+import { type DashboardServer, startDashboard } from "../scripts/launch.ts";
 
 let upstream: Server;
 let dashboard: DashboardServer;

@@ -5,7 +5,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DASHBOARD_DIR } from "./support/dashboard-server.ts";
+import { SITE_VIEW_JS_BUDGET_BYTES, pageJsWeight } from "../scripts/js-weight.ts";
+import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
 import { crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
@@ -61,9 +62,21 @@ describe.each(VARIANTS)("$name", (variant) => {
     expect(await seriousViolations(page)).toEqual([]);
     if (variant.mobile) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
     await page.screenshot({ path: join(SHOTS, `${p.name}-${variant.name}.png`), fullPage: true });
+    // On a phone, also what fits the first screen, at full resolution.
+    if (variant.mobile) await page.screenshot({ path: join(SHOTS, `${p.name}-${variant.name}-top.png`) });
     expect(errors).toEqual([]);
     await context.close();
   });
+});
+
+it("the site view loads at most 100 KB of JavaScript, gzipped", async () => {
+  const { page, context } = await stack.open({ storageState: signedIn });
+  await page.goto(`/app/sites/${DOMAIN}`);
+  await page.locator('[data-testid="ai-panel"] table').first().waitFor();
+  const weight = await pageJsWeight(page);
+  expect(weight.files).toBeGreaterThan(3);
+  expect(weight.gzipBytes).toBeLessThanOrEqual(SITE_VIEW_JS_BUDGET_BYTES);
+  await context.close();
 });
 
 it("the toggle switches themes and the choice survives a reload", async () => {

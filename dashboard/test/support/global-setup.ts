@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
 import databaseSetup from "../../../gateway/test/support/global-setup.ts";
 import { buildTracker } from "../../../tracker/scripts/build.ts";
-import { DASHBOARD_DIR } from "./dashboard-server.ts";
+import { DASHBOARD_DIR } from "../../scripts/launch.ts";
 
 const VITE_BIN = join(dirname(createRequire(import.meta.url).resolve("vite/package.json")), "bin/vite.js");
 

@@ -5,7 +5,7 @@ import { type Harness, UA, startHarness } from "../../../gateway/test/support/ha
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../../../gateway/test/support/auth.ts";
 import { TRACKER_BUNDLE } from "../../../tracker/scripts/build.ts";
 import { launchBrowser } from "../../../tracker/test/support/browser.ts";
-import { type DashboardServer, startDashboard } from "./dashboard-server.ts";
+import { type DashboardServer, startDashboard } from "../../scripts/launch.ts";
 
 export { ADMIN_EMAIL, ADMIN_PASSWORD, UA };
 

@@ -1,11 +1,11 @@
-// The built dashboard (`node dashboard/build`, exactly what `npm start` and the image run) as a child
-// process on a free port, in front of a given gateway.
+// Launches the built dashboard (`node dashboard/build`, exactly what `npm start` and the image run) as a
+// child process on a free port in front of a given gateway: for the browser tests and bench:dashboard.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
-export const DASHBOARD_DIR = fileURLToPath(new URL("../..", import.meta.url));
-export const DASHBOARD_ENTRY = fileURLToPath(new URL("../../build/index.js", import.meta.url));
+export const DASHBOARD_DIR = fileURLToPath(new URL("..", import.meta.url));
+export const DASHBOARD_ENTRY = fileURLToPath(new URL("../build/index.js", import.meta.url));
 
 export interface DashboardServer {
   readonly base: string;
