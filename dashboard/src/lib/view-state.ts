@@ -37,7 +37,16 @@ export const BREAKDOWNS = [
   { field: "event", title: "Events", column: "Event" },
   { field: "rule", title: "Bot ledger", column: "Rule" },
 ] as const;
-export type BreakdownField = (typeof BREAKDOWNS)[number]["field"];
+export type BreakdownSpec = (typeof BREAKDOWNS)[number];
+export type BreakdownField = BreakdownSpec["field"];
+
+/** What a breakdown card and its full list both need: which breakdown, for which site and window. */
+export interface BreakdownProps {
+  site: string;
+  spec: BreakdownSpec;
+  days: number;
+  actor: string;
+}
 
 export const DEFAULT_PERIOD: PeriodKey = "30d";
 // 366: the API's longest window (a year with a leap day).
