@@ -133,12 +133,12 @@ describe("site view", () => {
     await expect.poll(() => metric("hits").then(number)).toBe(crawler.current.hits);
     await page.locator('[data-period="7d"]').click();
     await page.waitForURL(/period=7d/);
-    expect(await page.getByTestId("window").textContent()).toContain("AI crawlers · Last 7 days");
+    await expect.poll(() => page.getByTestId("window").textContent()).toContain("AI crawlers · Last 7 days");
     await page.goBack();
     await page.waitForURL((url) => !url.search.includes("period="));
-    expect(await page.getByTestId("window").textContent()).toContain("Last 30 days");
+    await expect.poll(() => page.getByTestId("window").textContent()).toContain("Last 30 days");
     await page.reload();
-    expect(await page.getByTestId("window").textContent()).toContain("AI crawlers · Last 30 days");
+    await expect.poll(() => page.getByTestId("window").textContent()).toContain("AI crawlers · Last 30 days");
     await page.locator('[data-actor="human"]').click();
     const human = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=30&actor=human`);
     await expect.poll(() => metric("visitors").then(number)).toBe(human.current.visitors);
