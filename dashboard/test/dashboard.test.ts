@@ -144,6 +144,20 @@ describe("site view", () => {
     await expect.poll(() => metric("visitors").then(number)).toBe(human.current.visitors);
   });
 
+  it("the chart reads out one bucket's exact numbers on focus and arrow keys, and as a table", async () => {
+    await page.goto(`/app/sites/${DOMAIN}?period=today`);
+    const stats = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
+    const chart = page.getByTestId("time-chart");
+    await chart.focus();
+    await page.keyboard.press("End");
+    const last = stats.series.at(-1);
+    await expect.poll(() => page.getByTestId("chart-tooltip").textContent()).toContain(`Visitors: ${last.visitors}`);
+    await page.keyboard.press("Home");
+    await expect.poll(() => page.getByTestId("chart-tooltip").textContent()).toContain(`Visitors: ${stats.series[0].visitors}`);
+    await page.getByText("Show as table").click();
+    expect(await page.getByTestId("chart-table").locator("tbody tr").count()).toBe(stats.series.length);
+  });
+
   it("the full list opens from More in the URL and is searchable", async () => {
     for (let n = 10; n < 22; n++) await pageview(stack.gateway.base, DOMAIN, `/p/${n}`, visitorUa(n));
     await page.goto(`/app/sites/${DOMAIN}`);
