@@ -24,11 +24,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startDashboard(apiUrl: string, env: Record<string, string> = {}): Promise<DashboardServer> {
-  const port = await freePort();
+/** `port`: a given one (a test that restarts the dashboard where the browser expects it), else a free one. */
+// SHUTDOWN_TIMEOUT 1 s: adapter-node otherwise holds a live stream open for 30 s after SIGTERM.
+export async function startDashboard(apiUrl: string, env: Record<string, string> = {}, port?: number): Promise<DashboardServer> {
+  port ??= await freePort();
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [DASHBOARD_ENTRY], {
-    env: { ...process.env, SVC_DASHBOARD_PORT: String(port), SVC_DASHBOARD_HOST: "127.0.0.1", SVC_API_URL: apiUrl, SVC_PUBLIC_API_URL: apiUrl, ...env },
+    env: { ...process.env, SVC_DASHBOARD_PORT: String(port), SVC_DASHBOARD_HOST: "127.0.0.1", SVC_API_URL: apiUrl, SVC_PUBLIC_API_URL: apiUrl, SVC_DASHBOARD_SHUTDOWN_TIMEOUT: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -105,6 +105,24 @@ describe("site view", () => {
     expect(number(await metric("live-visitors"))).toBe(liveBefore + 1);
   });
 
+  it("the live stream reconnects after a drop and shows the state meanwhile", async () => {
+    await page.goto(`/app/sites/${DOMAIN}?period=today`);
+    const indicator = page.getByTestId("live-indicator");
+    await expect.poll(() => indicator.getAttribute("data-status")).toBe("live");
+    // The dashboard server goes away for 3 s: the stream drops, the indicator says so, retries back off.
+    const restarted = stack.restartDashboard(3_000);
+    try {
+      await expect.poll(() => indicator.getAttribute("data-status"), { timeout: 5_000 }).toBe("reconnecting");
+    } finally {
+      await restarted;
+    }
+    // Backoff 1 s, 2 s, 4 s … from the drop: back within a few seconds, with a fresh snapshot.
+    await expect.poll(() => indicator.getAttribute("data-status"), { timeout: 15_000 }).toBe("live");
+    const before = number(await metric("pageviews"));
+    await pageview(stack.gateway.base, DOMAIN, "/after-drop", visitorUa(5));
+    await expect.poll(() => metric("pageviews").then(number)).toBe(before + 1);
+  });
+
   it("shows the API's numbers: tiles and breakdown rows read from the DOM equal the JSON", async () => {
     await pageview(stack.gateway.base, DOMAIN, "/pricing", visitorUa(2), { r: "https://news.ycombinator.com/item?id=1" });
     await pageview(stack.gateway.base, DOMAIN, "/pricing", visitorUa(3), { r: "https://chatgpt.com/" });

@@ -23,6 +23,8 @@ export interface Stack {
   readonly gateway: Harness;
   readonly dashboard: DashboardServer;
   readonly browser: Browser;
+  /** Stops the dashboard server and starts it again on the same port (a dropped connection for the browser). */
+  restartDashboard(downMs: number): Promise<void>;
   /** A fresh browser context on the dashboard, with uncaught page errors collected. */
   open(options?: OpenOptions): Promise<{ context: BrowserContext; page: Page; errors: Error[] }>;
   /** Signs in through the form and lands on /app. */
@@ -36,13 +38,21 @@ const DESKTOP = { width: 1280, height: 900 } as const;
 
 export async function startStack(options: { sites?: string[]; env?: Record<string, string> } = {}): Promise<Stack> {
   const gateway = await startHarness({ sites: options.sites ?? [], env: { SVC_TRACKER_PATH: TRACKER_BUNDLE, ...options.env } });
-  const dashboard = await startDashboard(gateway.base);
+  let dashboard = await startDashboard(gateway.base);
   const browser = await launchBrowser();
   const contexts: BrowserContext[] = [];
   return {
     gateway,
-    dashboard,
+    get dashboard() {
+      return dashboard;
+    },
     browser,
+    async restartDashboard(downMs) {
+      const port = Number(new URL(dashboard.base).port);
+      await dashboard.close();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      dashboard = await startDashboard(gateway.base, {}, port);
+    },
     async open(o = {}) {
       const context = await browser.newContext({
         baseURL: dashboard.base,
