@@ -1,0 +1,61 @@
+// The browser's calls to the gateway, through the dashboard's own /api proxy (one origin, so the session
+// cookie just works). Every state-changing request is JSON; every failure is an ApiFailure carrying the
+// gateway's `{"error"}` message, which the pages show as it is.
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+type Fetch = typeof fetch;
+
+async function request<T>(method: string, path: string, body: unknown, fetcher: Fetch): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetcher(path, {
+      method,
+      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      credentials: "same-origin",
+    });
+  } catch {
+    throw new ApiFailure(0, "the dashboard server is not reachable");
+  }
+  if (res.status === 204) return null as T;
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const message = json && typeof (json as { error?: unknown }).error === "string" ? (json as { error: string }).error : `the API answered ${res.status}`;
+    const retry = Number(res.headers.get("retry-after"));
+    throw new ApiFailure(res.status, message, Number.isFinite(retry) && retry > 0 ? retry : null);
+  }
+  return json as T;
+}
+
+export const api = {
+  get: <T>(path: string, fetcher: Fetch = fetch) => request<T>("GET", path, undefined, fetcher),
+  post: <T>(path: string, body: unknown = {}, fetcher: Fetch = fetch) => request<T>("POST", path, body, fetcher),
+  patch: <T>(path: string, body: unknown, fetcher: Fetch = fetch) => request<T>("PATCH", path, body, fetcher),
+  delete: <T>(path: string, fetcher: Fetch = fetch) => request<T>("DELETE", path, undefined, fetcher),
+};
+
+/** A read that may not exist yet on this gateway (insights, anomalies): null on 404 or 405, so the card hides. */
+export async function optionalGet<T>(path: string): Promise<T | null> {
+  try {
+    return await api.get<T>(path);
+  } catch (error) {
+    if (error instanceof ApiFailure && (error.status === 404 || error.status === 405 || error.status === 501)) return null;
+    throw error;
+  }
+}
+
+export const sitePath = (site: string | number, rest = "") => `/api/sites/${encodeURIComponent(String(site))}${rest}`;

@@ -1,0 +1,117 @@
+// The gateway's JSON as the dashboard reads it (gateway/src/api-schema/ is the source of truth; these
+// mirror the fields the pages use).
+export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
+export type Actor = (typeof ACTORS)[number];
+export type ActorParam = Actor | "all";
+
+export interface Derived {
+  value: number | null;
+  basis: "observed" | "inferred";
+}
+export interface Site {
+  id: number;
+  domain: string;
+  name: string | null;
+  team_id: number;
+  retention_days: number;
+  created_at: string;
+}
+export interface Totals {
+  visitors: number;
+  pageviews: number;
+  events: number;
+  hits: number;
+  views_per_visitor: Derived;
+}
+export interface SeriesPoint {
+  bucket: string;
+  visitors: number;
+  pageviews: number;
+  events: number;
+  hits: number;
+}
+export interface Stats {
+  site_id: number;
+  actor: ActorParam;
+  days: number;
+  from: string;
+  to: string;
+  current: Totals;
+  previous: { from: string; to: string; totals: Totals };
+  change: Record<"visitors" | "pageviews" | "events" | "hits" | "views_per_visitor", Derived>;
+  granularity: "hour" | "day";
+  series: SeriesPoint[];
+}
+export interface BreakdownRow {
+  value: string;
+  label: string;
+  visitors: number;
+  pageviews?: number;
+  events?: number;
+  hits: number;
+}
+export interface Breakdown {
+  field: string;
+  rows: BreakdownRow[];
+}
+export interface Named {
+  name: string;
+  operator: string | null;
+}
+export interface AiPanel {
+  assistants: { visitors: number; pageviews: number; rows: (Named & { visitors: number; pageviews: number })[] };
+  crawlers: { hits: number; rows: (Named & { hits: number })[] };
+  agents: { fetches: number; rows: (Named & { fetches: number; visitors: number })[] };
+  crawl_to_referral: { page: string; crawled: number; referred: number; referred_pageviews: number; never_referred: boolean }[];
+  agent_tasks: { fetches: number; status: Record<"2xx" | "3xx" | "4xx" | "5xx", number>; error_share: Derived; top_paths: { page: string; fetches: number }[] };
+}
+export interface GoalsReport {
+  goals: { id: number; name: string; created_at: string; conversions: number; visitors: number }[];
+}
+export interface Me {
+  team_id: number;
+  via: string;
+  subject: string;
+  mode: "admin" | "jwt";
+}
+export interface ApiKey {
+  id: number;
+  name: string;
+  prefix: string;
+  last4: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+export interface ProviderStatus {
+  default_model: string | null;
+  endpoint: string | null;
+  key_configured: boolean;
+  usable: boolean;
+}
+export interface LlmSettings {
+  provider: string;
+  model: string | null;
+  source: "team" | "environment" | "default";
+  providers: Record<string, ProviderStatus>;
+}
+export interface LiveCounts {
+  pageviews: number;
+  events: number;
+  hits: number;
+  visitors: number;
+}
+export interface LiveSnapshot {
+  site: { id: number; domain: string };
+  at: string;
+  day: string;
+  totals: Partial<Record<Actor, LiveCounts>>;
+  /** Distinct visitors per actor whose last row is at most 5 minutes old. */
+  visitors_last_5_minutes: Partial<Record<Actor, number>>;
+}
+export interface LiveDelta {
+  at: string;
+  committed_at: string;
+  totals: Partial<Record<Actor, LiveCounts>>;
+  dimensions: (LiveCounts & { actor: Actor; dim: string; value: string })[];
+  dimensions_omitted: number;
+}

@@ -1,0 +1,97 @@
+// The site view's whole state lives in its URL (?period=&days=&actor=&compare=&open=&q=), so a view can be
+// shared, reloaded and walked with the back button. This module is the one reader and writer of it.
+import { ACTORS, type ActorParam } from "./types";
+
+export const PERIODS = [
+  { key: "today", label: "Today", days: 1 },
+  // The API's windows are whole UTC days; two days, hourly, is the closest to "the last 24 hours" it has.
+  { key: "2d", label: "Today and yesterday", days: 2 },
+  { key: "7d", label: "Last 7 days", days: 7 },
+  { key: "30d", label: "Last 30 days", days: 30 },
+  { key: "90d", label: "Last 90 days", days: 90 },
+  { key: "12mo", label: "Last 12 months", days: 365 },
+  { key: "custom", label: "Custom", days: null },
+] as const;
+export type PeriodKey = (typeof PERIODS)[number]["key"];
+
+export const ACTOR_CHOICES: readonly { key: ActorParam; label: string }[] = [
+  { key: "human", label: "Humans" },
+  { key: "human_via_ai", label: "Humans via AI" },
+  { key: "ai_crawler", label: "AI crawlers" },
+  { key: "ai_agent", label: "AI agents" },
+  { key: "bot", label: "Bots" },
+  { key: "all", label: "All traffic" },
+];
+
+export const BREAKDOWNS = [
+  { field: "page", title: "Pages", column: "Page" },
+  { field: "source", title: "Sources", column: "Source" },
+  { field: "channel", title: "Channels", column: "Channel" },
+  { field: "utm_source", title: "UTM sources", column: "UTM source" },
+  { field: "utm_medium", title: "UTM mediums", column: "UTM medium" },
+  { field: "utm_campaign", title: "UTM campaigns", column: "UTM campaign" },
+  { field: "country", title: "Countries", column: "Country" },
+  { field: "device", title: "Devices", column: "Device" },
+  { field: "browser", title: "Browsers", column: "Browser" },
+  { field: "os", title: "Operating systems", column: "OS" },
+  { field: "event", title: "Events", column: "Event" },
+  { field: "rule", title: "Bot ledger", column: "Rule" },
+] as const;
+export type BreakdownSpec = (typeof BREAKDOWNS)[number];
+export type BreakdownField = BreakdownSpec["field"];
+
+/** What a breakdown card and its full list both need: which breakdown, for which site and window. */
+export interface BreakdownProps {
+  site: string;
+  spec: BreakdownSpec;
+  days: number;
+  actor: string;
+}
+
+export const DEFAULT_PERIOD: PeriodKey = "30d";
+// 366: the API's longest window (a year with a leap day).
+export const MAX_CUSTOM_DAYS = 366;
+
+export interface ViewState {
+  period: PeriodKey;
+  /** The window in whole UTC days ending today, as the API takes it. */
+  days: number;
+  actor: ActorParam;
+  compare: boolean;
+  open: BreakdownField | null;
+  q: string;
+}
+
+export function readViewState(params: URLSearchParams): ViewState {
+  const periodParam = params.get("period");
+  const period = (PERIODS.find((p) => p.key === periodParam)?.key ?? DEFAULT_PERIOD) as PeriodKey;
+  const customDays = Number(params.get("days"));
+  const days =
+    period === "custom"
+      ? Number.isInteger(customDays) && customDays >= 1 && customDays <= MAX_CUSTOM_DAYS
+        ? customDays
+        : 14
+      : PERIODS.find((p) => p.key === period)!.days!;
+  const actorParam = params.get("actor");
+  const actor = ([...ACTORS, "all"] as readonly string[]).includes(actorParam ?? "") ? (actorParam as ActorParam) : "human";
+  const openParam = params.get("open");
+  const open = (BREAKDOWNS.find((b) => b.field === openParam)?.field ?? null) as BreakdownField | null;
+  return { period, days, actor, compare: params.get("compare") !== "0", open, q: params.get("q") ?? "" };
+}
+
+/** The query string of a state, leaving defaults out so shared links stay short. */
+export function viewQuery(state: ViewState): string {
+  const params = new URLSearchParams();
+  if (state.period !== DEFAULT_PERIOD) params.set("period", state.period);
+  if (state.period === "custom") params.set("days", String(state.days));
+  if (state.actor !== "human") params.set("actor", state.actor);
+  if (!state.compare) params.set("compare", "0");
+  if (state.open) params.set("open", state.open);
+  if (state.open && state.q) params.set("q", state.q);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
+
+export const periodLabel = (state: ViewState) =>
+  state.period === "custom" ? `Last ${state.days} days` : PERIODS.find((p) => p.key === state.period)!.label;
+export const actorLabel = (actor: ActorParam) => ACTOR_CHOICES.find((a) => a.key === actor)?.label ?? actor;

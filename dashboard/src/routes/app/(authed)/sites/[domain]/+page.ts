@@ -1,0 +1,22 @@
+// The window's numbers are fetched by the route itself, in parallel with the sign-in check and before any
+// card renders: on a cold load the tiles must not queue behind a dozen breakdown requests (Chromium opens
+// six connections per host and the live stream holds one). Only period, days and actor are read, so
+// opening a breakdown or typing in its search does not refetch them.
+import { ApiFailure, api, sitePath } from "$lib/api";
+import type { Stats } from "$lib/types";
+import { readViewState } from "$lib/view-state";
+
+export const load = async ({ params, url, fetch }) => {
+  const window = new URLSearchParams();
+  for (const key of ["period", "days", "actor"]) {
+    const value = url.searchParams.get(key);
+    if (value !== null) window.set(key, value);
+  }
+  const { days, actor } = readViewState(window);
+  try {
+    const stats = await api.get<Stats>(sitePath(params.domain, `/stats?days=${days}&actor=${actor}`), fetch);
+    return { stats, statsError: null };
+  } catch (error) {
+    return { stats: null, statsError: error instanceof ApiFailure ? error.message : "could not load the numbers" };
+  }
+};

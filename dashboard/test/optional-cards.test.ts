@@ -1,0 +1,116 @@
+// Insights and anomalies come with their own issue. While the gateway answers 404 their cards are hidden;
+// when the routes answer, the cards show what they say, as text, and survive missing or odd fields. The
+// "gateway" here is the real one behind a small pass-through that answers those two routes itself.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type DashboardServer, startDashboard } from "../scripts/launch.ts";
+import { type Stack, startStack } from "./support/stack.ts";
+import { pageview } from "./support/traffic.ts";
+
+const DOMAIN = "cards.example";
+let stack: Stack;
+let front: Server;
+let dashboard: DashboardServer;
+let serveOptional = false;
+const posted: string[] = [];
+
+const INSIGHTS = {
+  status: "ok",
+  reason: null,
+  provider: "local",
+  model: "llama3.2",
+  generated_at: "2026-11-23T10:00:00.000Z",
+  findings: ["Visits from ChatGPT doubled <img src=x onerror=window.__pwned=1>", 42, null],
+  input: {},
+  error: null,
+};
+const ANOMALIES = {
+  flags: [
+    { kind: "spike", subject: "/pricing\u202E", window: { start: "2026-11-23T09:00:00Z", end: "2026-11-23T10:00:00Z" }, observed: { value: 120, basis: "observed" }, expected: { value: 30.456, basis: "inferred" }, score: { value: 4.2, basis: "inferred" }, severity: "high" },
+    { kind: "drop" },
+    null,
+  ],
+};
+
+beforeAll(async () => {
+  stack = await startStack({ sites: [DOMAIN] });
+  await pageview(stack.gateway.base, DOMAIN, "/");
+  front = createServer(async (req, res) => {
+    const path = req.url ?? "/";
+    if (serveOptional && path.startsWith(`/api/sites/${DOMAIN}/insights`)) {
+      if (req.method === "POST") posted.push(req.headers["content-type"] ?? "");
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(INSIGHTS));
+    }
+    if (serveOptional && path.startsWith(`/api/sites/${DOMAIN}/anomalies`)) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(ANOMALIES));
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && !["host", "content-length", "transfer-encoding", "connection", "keep-alive"].includes(name)) headers.set(name, value);
+    const upstream = await fetch(stack.gateway.base + path, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : null });
+    const out: Record<string, string | string[]> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!["content-encoding", "content-length", "transfer-encoding", "set-cookie"].includes(name)) out[name] = value;
+    });
+    out["set-cookie"] = upstream.headers.getSetCookie();
+    res.writeHead(upstream.status, out);
+    if (upstream.body) Readable.fromWeb(upstream.body as never).pipe(res);
+    else res.end();
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  dashboard = await startDashboard(`http://127.0.0.1:${(front.address() as AddressInfo).port}`);
+});
+afterAll(async () => {
+  await dashboard?.close();
+  front?.closeAllConnections();
+  await new Promise((resolve) => front?.close(resolve));
+  await stack?.close();
+});
+
+async function openSite() {
+  const context = await stack.browser.newContext({ baseURL: dashboard.base });
+  const page = await context.newPage();
+  const errors: Error[] = [];
+  page.on("pageerror", (e) => errors.push(e));
+  await page.goto("/app/login");
+  await page.getByLabel("Email").fill("admin@localhost");
+  await page.getByLabel("Password").fill("change-me-admin-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/app");
+  await page.goto(`/app/sites/${DOMAIN}`);
+  await page.locator('[data-testid="ai-panel"]').waitFor();
+  await page.waitForLoadState("networkidle").catch(() => {});
+  return { page, context, errors };
+}
+
+it("hidden, not broken, while the gateway answers 404", async () => {
+  serveOptional = false;
+  const { page, context, errors } = await openSite();
+  expect(await page.getByTestId("insights").count()).toBe(0);
+  expect(await page.getByTestId("anomalies").count()).toBe(0);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+it("shown when the routes answer: findings and flags as text, odd fields tolerated, generate posts JSON", async () => {
+  serveOptional = true;
+  const { page, context, errors } = await openSite();
+  const insights = page.getByTestId("insights");
+  await insights.waitFor();
+  expect(await insights.locator("li").allTextContents()).toEqual(["Visits from ChatGPT doubled <img src=x onerror=window.__pwned=1>"]);
+  expect(await page.locator('img[src="x"]').count()).toBe(0);
+  const anomalies = page.getByTestId("anomalies");
+  await anomalies.waitFor();
+  const flags = await anomalies.locator("li").allTextContents();
+  expect(flags).toHaveLength(3);
+  expect(flags[0]).toContain("spike: /pricing");
+  expect(flags[0]).not.toContain("\u202E");
+  expect(flags[0]).toContain("expected 30.46 (inferred)");
+  await insights.getByRole("button", { name: "Generate" }).click();
+  await expect.poll(() => posted.length).toBe(1);
+  expect(posted[0]).toBe("application/json");
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(errors).toEqual([]);
+  await context.close();
+});

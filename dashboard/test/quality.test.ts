@@ -1,0 +1,94 @@
+// Every page in light, dark and at 375 px: no serious or critical axe-core violations, nothing wider than
+// the phone, and a screenshot of each under dashboard/screenshots/ (git-ignored) to look at by eye.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SITE_VIEW_JS_BUDGET_BYTES, pageJsWeight } from "../scripts/js-weight.ts";
+import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
+import { crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
+
+const DOMAIN = "quality.example";
+const SHOTS = join(DASHBOARD_DIR, "screenshots");
+const PAGES = [
+  { name: "login", path: "/app/login", signedIn: false, ready: "form" },
+  { name: "sites", path: "/app", signedIn: true, ready: `[data-testid="today-${DOMAIN}"]` },
+  { name: "site", path: `/app/sites/${DOMAIN}?period=7d`, signedIn: true, ready: '[data-testid="ai-panel"] table' },
+  { name: "site-crawlers", path: `/app/sites/${DOMAIN}?actor=ai_crawler`, signedIn: true, ready: '[data-testid="breakdown-page"] table' },
+  { name: "breakdown-dialog", path: `/app/sites/${DOMAIN}?open=page`, signedIn: true, ready: '[data-testid="breakdown-dialog"] table' },
+  { name: "settings", path: "/app/settings", signedIn: true, ready: '[data-testid="llm"] select' },
+] as const;
+const VARIANTS = [
+  { name: "light", dark: false, mobile: false },
+  { name: "dark", dark: true, mobile: false },
+  { name: "375", dark: false, mobile: true },
+] as const;
+
+let stack: Stack;
+let axeSource: string;
+let signedIn: Awaited<ReturnType<import("playwright-core").BrowserContext["storageState"]>>;
+beforeAll(async () => {
+  axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  stack = await startStack({ sites: [DOMAIN] });
+  const paths = ["/", "/pricing", "/blog/a-rather-long-article-title-that-wraps-on-small-screens", "/docs"];
+  for (let n = 0; n < 12; n++) await pageview(stack.gateway.base, DOMAIN, paths[n % paths.length]!, visitorUa(n), n % 3 === 0 ? { r: "https://chatgpt.com/" } : { r: "https://news.ycombinator.com/" });
+  await pageview(stack.gateway.base, DOMAIN, "/pricing", UA.iphone, { n: "Signup" });
+  for (const path of ["/docs", "/blog/b", "/blog/b"]) await crawlerHit(stack.gateway.base, DOMAIN, path);
+  await crawlerHit(stack.gateway.base, DOMAIN, "/docs", UA.claudebot);
+  const { page, context } = await stack.open();
+  await stack.signIn(page);
+  signedIn = await context.storageState();
+  await context.close();
+});
+afterAll(() => stack?.close());
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document, { resultTypes: ["violations"] });
+  });
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe.each(VARIANTS)("$name", (variant) => {
+  it.each(PAGES)("$name: no serious or critical axe violation, fits the viewport, screenshot saved", async (p) => {
+    const { page, context, errors } = await stack.open({ dark: variant.dark, mobile: variant.mobile, bypassCSP: true, ...(p.signedIn ? { storageState: signedIn } : {}) });
+    await page.goto(p.path);
+    await page.locator(p.ready).first().waitFor();
+    await page.waitForLoadState("networkidle").catch(() => {});
+    expect(await seriousViolations(page)).toEqual([]);
+    if (variant.mobile) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+    await page.screenshot({ path: join(SHOTS, `${p.name}-${variant.name}.png`), fullPage: true });
+    // On a phone, also what fits the first screen, at full resolution.
+    if (variant.mobile) await page.screenshot({ path: join(SHOTS, `${p.name}-${variant.name}-top.png`) });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+it("the site view loads at most 100 KB of JavaScript, gzipped", async () => {
+  const { page, context } = await stack.open({ storageState: signedIn });
+  await page.goto(`/app/sites/${DOMAIN}`);
+  await page.locator('[data-testid="ai-panel"] table').first().waitFor();
+  const weight = await pageJsWeight(page);
+  expect(weight.files).toBeGreaterThan(3);
+  expect(weight.gzipBytes).toBeLessThanOrEqual(SITE_VIEW_JS_BUDGET_BYTES);
+  await context.close();
+});
+
+it("the toggle switches themes and the choice survives a reload", async () => {
+  const { page, context } = await stack.open();
+  await page.goto("/app/login");
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const light = await background();
+  await page.getByTestId("theme-toggle").click();
+  expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+  expect(await background()).not.toBe(light);
+  await page.reload();
+  await page.getByTestId("theme-toggle").waitFor();
+  await expect.poll(background).not.toBe(light);
+  await context.close();
+});
