@@ -1,6 +1,6 @@
-// Insights and anomalies come with their own issue. While the gateway answers 404 their cards are hidden;
-// when the routes answer, the cards show what they say, as text, and survive missing or odd fields. The
-// "gateway" here is the real one behind a small pass-through that answers those two routes itself.
+// Insights and anomalies: against a gateway without those routes (404, as before they existed) their cards are
+// hidden; when the routes answer, the cards show what they say, as text, and survive missing or odd fields.
+// The "gateway" here is the real one behind a small pass-through that answers those two routes itself.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -44,6 +44,7 @@ beforeAll(async () => {
       return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(INSIGHTS));
     }
     if (serveOptional && path.startsWith(`/api/sites/${DOMAIN}/anomalies`)) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(ANOMALIES));
+    if (!serveOptional && /^\/api\/sites\/[^/]+\/(insights|anomalies)/.test(path)) return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
