@@ -2,8 +2,8 @@
 // day and CPU per row (RollupState.observe, then also the visit rule, VisitState.attribute, as the site actor
 // runs them), without HTTP or a database. Run with --expose-gc (the script does).
 // The last stdout line is one JSON object with the figures.
-import { RollupState, newDeltaSink } from "../../gateway/src/actors/rollup-state.ts";
-import type { RollupRow } from "../../gateway/src/actors/rollup-state.ts";
+import { RollupState, newDeltaSink } from "../../gateway/src/rollups/rollup-state.ts";
+import type { RollupRow } from "../../gateway/src/rollups/rollup-state.ts";
 import { type VisitRow, VisitState } from "../../gateway/src/actors/visit-state.ts";
 
 const VISITORS = 100_000;

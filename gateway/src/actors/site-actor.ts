@@ -9,8 +9,8 @@ import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
-import { recountDay, replayRows } from "./day-rows.ts";
-import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
+import { recountDay, replayRows } from "../rollups/day-rows.ts";
+import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 

@@ -54,7 +54,7 @@ import { loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
 import { type Database, guardPool, openDatabase } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
-import { replaceDayRollups } from "../storage/rollup-writes.ts";
+import { replaceDayRollups } from "../rollups/rollup-writes.ts";
 import { saltForDay } from "../storage/salts.ts";
 import { commitRows } from "../storage/writer.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";

@@ -2,7 +2,7 @@
 // before them. "Today" comes from the injected clock, so tests pin it.
 import type { ActorLabel } from "../api-schema/common.ts";
 import { ACTORS } from "../api-schema/common.ts";
-import { EVERY_ACTOR } from "../actors/rollup-state.ts";
+import { EVERY_ACTOR } from "../rollups/rollup-state.ts";
 
 export const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

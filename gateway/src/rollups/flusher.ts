@@ -18,8 +18,8 @@ import type pg from "pg";
 import type { Logger } from "../log.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 import type { PendingCommits } from "../writer/pending-commits.ts";
-import { recountDay } from "../actors/day-rows.ts";
-import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
+import { recountDay } from "./day-rows.ts";
+import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { RollupLedger } from "./ledger.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RollupLedger } from "../../src/rollups/ledger.ts";
-import type { LedgerSlot, RollupDelta } from "../../src/storage/rows.ts";
+import { type LedgerSlot, RollupLedger } from "../../src/rollups/ledger.ts";
+import type { RollupDelta } from "../../src/storage/rows.ts";
 import { rollupDelta } from "../support/sample-rows.ts";
 
 const H8 = Date.UTC(2026, 10, 21, 8);

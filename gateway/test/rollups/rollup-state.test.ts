@@ -2,7 +2,7 @@
 // summed deltas equal the row counts and the distinct visitors of that hour and of the day — including
 // crawlers that touch hundreds of counters (the per-visitor list turns into a Map) and batches of any size.
 import { describe, expect, it } from "vitest";
-import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/actors/rollup-state.ts";
+import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/rollups/rollup-state.ts";
 import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
 
 const DAY = Date.UTC(2026, 10, 21);

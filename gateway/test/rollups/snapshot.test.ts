@@ -2,7 +2,7 @@
 // state that never stopped — the same deltas and the same visit attribution for every later row — and the
 // stored snapshots are used at most once, only after a clean stop, only on their own day.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DeltaSink, RollupState, newDeltaSink } from "../../src/actors/rollup-state.ts";
+import { type DeltaSink, RollupState, newDeltaSink } from "../../src/rollups/rollup-state.ts";
 import { decodeDayState, encodeDayState } from "../../src/actors/snapshot.ts";
 import { VisitState } from "../../src/actors/visit-state.ts";
 import type { EventRow, HitRow, RollupDelta } from "../../src/storage/rows.ts";

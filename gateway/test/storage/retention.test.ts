@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMonthlyPartitions, listMonthlyPartitions } from "../../src/storage/partitions.ts";
 import { applyRetention, retentionCutoffMs } from "../../src/storage/retention.ts";
 import { addSite } from "../../src/storage/sites.ts";
-import { writeRollups } from "../../src/storage/rollup-writes.ts";
+import { writeRollups } from "../../src/rollups/rollup-writes.ts";
 import { commitRows } from "../../src/storage/writer.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta } from "../support/sample-rows.ts";

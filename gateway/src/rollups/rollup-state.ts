@@ -20,7 +20,8 @@
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
 import { ruleValue } from "@svc/core";
-import type { EventRow, HitRow, LedgerSlot, RollupDelta } from "../storage/rows.ts";
+import type { LedgerSlot } from "./ledger.ts";
+import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",

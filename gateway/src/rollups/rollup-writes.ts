@@ -6,9 +6,9 @@
 // upserted in halves under savepoints (bisect-write.ts), and the refused keys are left out and returned.
 import { storedText } from "@svc/core";
 import type pg from "pg";
-import { bisectWrite, isRefusedData, type Refused } from "./bisect-write.ts";
-import type { RollupDelta } from "./rows.ts";
-import { withTransaction } from "./transaction.ts";
+import { bisectWrite, isRefusedData, type Refused } from "../storage/bisect-write.ts";
+import type { RollupDelta } from "../storage/rows.ts";
+import { withTransaction } from "../storage/transaction.ts";
 
 const UPSERT_SET = `
   on conflict (site_id, bucket, actor, dim, value) do update set
