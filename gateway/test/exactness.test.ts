@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
-import { commitRows } from "../src/storage/writer.ts";
+import { commitRows } from "../src/writer/commit-rows.ts";
 import type { CommitFn } from "../src/writer/group-commit.ts";
 
 function prng(seed: number) {

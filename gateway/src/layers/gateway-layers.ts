@@ -56,7 +56,7 @@ import { type Database, guardPool, openDatabase } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
 import { replaceDayRollups } from "../rollups/rollup-writes.ts";
 import { saltForDay } from "../storage/salts.ts";
-import { commitRows } from "../storage/writer.ts";
+import { commitRows } from "../writer/commit-rows.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {

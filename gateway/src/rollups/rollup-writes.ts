@@ -3,10 +3,10 @@
 //
 // A key the database refuses (a value too long for an index entry, a count out of range) must not hold back
 // every other key: when the one-statement upsert fails on data, the transaction is run again with the keys
-// upserted in halves under savepoints (bisect-write.ts), and the refused keys are left out and returned.
+// upserted in halves under savepoints (src/writer/bisect-write.ts), and the refused keys are left out and returned.
 import { storedText } from "@svc/core";
 import type pg from "pg";
-import { bisectWrite, isRefusedData, type Refused } from "../storage/bisect-write.ts";
+import { bisectWrite, isRefusedData, type Refused } from "../writer/bisect-write.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 

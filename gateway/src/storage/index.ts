@@ -2,7 +2,6 @@
 export * from "./database.ts";
 export * from "./partitions.ts";
 export * from "./rows.ts";
-export * from "./writer.ts";
 export * from "./salts.ts";
 export * from "./sites.ts";
 export * from "./retention.ts";

@@ -14,7 +14,7 @@ import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { isRefusedData } from "../storage/bisect-write.ts";
+import { isRefusedData } from "./bisect-write.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
 import { commitAroundRefusedRows, type Isolation } from "./refused-rows.ts";
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { repairAfterCrash } from "../../src/rollups/flusher.ts";
 import { readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { bearer, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { type Harness, UA, post, startHarness } from "../support/harness.ts";

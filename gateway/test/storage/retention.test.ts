@@ -3,7 +3,7 @@ import { ensureMonthlyPartitions, listMonthlyPartitions } from "../../src/storag
 import { applyRetention, retentionCutoffMs } from "../../src/storage/retention.ts";
 import { addSite } from "../../src/storage/sites.ts";
 import { writeRollups } from "../../src/rollups/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta } from "../support/sample-rows.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow } from "../../src/storage/rows.ts";
-import { copyBatchMessage } from "../../src/storage/copy-batch.ts";
+import { copyBatchMessage } from "../../src/writer/copy-batch.ts";
 import { mergeRollups, readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
 

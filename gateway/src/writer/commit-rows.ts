@@ -3,7 +3,7 @@
 import type pg from "pg";
 import { copyBatch } from "./copy-batch.ts";
 import { EVENT_COLUMNS, HIT_COLUMNS, encodeEvents, encodeHits } from "./copy-text.ts";
-import type { WriteBatch } from "./rows.ts";
+import type { WriteBatch } from "../storage/rows.ts";
 
 const COPY_EVENTS = `copy events (${EVENT_COLUMNS.join(", ")}) from stdin`;
 const COPY_HITS = `copy hits (${HIT_COLUMNS.join(", ")}) from stdin`;
