@@ -17,6 +17,7 @@ import { ensureMonthlyPartitions } from "../../gateway/src/storage/partitions.ts
 import { recountDay } from "../../gateway/src/rollups/day-rows.ts";
 import { replaceDayRollups } from "../../gateway/src/rollups/rollup-writes.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
+import { DAY_MS } from "@svc/core";
 
 const { values: args } = parseArgs({
   options: {
@@ -38,7 +39,6 @@ if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 
   process.exit(2);
 }
 const DOMAIN = "read-bench.example";
-const DAY_MS = 86_400_000;
 const log = (line: string) => console.log(`[bench:read] ${line}`);
 
 

@@ -22,9 +22,8 @@ import { recountDay } from "./day-rows.ts";
 import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { RollupLedger } from "./ledger.ts";
+import { DAY_MS, HOUR_MS } from "@svc/core";
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** Writes the deltas and the repair mark; returns the deltas the database refused (not written). */
 export type WriteRollupsFn = (pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null) => Promise<readonly RefusedRollup[] | void>;

@@ -6,8 +6,8 @@
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.
 import { rollupKey } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
+import { DAY_MS } from "@svc/core";
 
-const DAY_MS = 86_400_000;
 
 /** Where the rollup ledger keeps, on an actor's counter, the sum it is building for that counter. */
 export interface LedgerSlot {

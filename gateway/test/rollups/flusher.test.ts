@@ -11,9 +11,9 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { type Harness, UA, post, startHarness } from "../support/harness.ts";
 import { recomputedRollups, storedRollups } from "../support/recompute.ts";
 import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
+import { HOUR_MS } from "@svc/core";
 
 const MINUTE = { SVC_ROLLUP_FLUSH_MS: "60000", SVC_TRUST_PROXY: "1" };
-const HOUR = 3_600_000;
 
 async function send(h: Harness, count: number, ipBase = 10): Promise<void> {
   for (let i = 0; i < count; i++) {
@@ -123,7 +123,7 @@ describe("repairAfterCrash", () => {
 
   it("recomputes every site's days from the mark on, then marks the hour before now", async () => {
     const [a, b] = (await db.pool.query<{ id: number }>("select id from sites order by id")).rows.map((r) => r.id) as [number, number];
-    const yesterday = NOW - 2 * HOUR;
+    const yesterday = NOW - 2 * HOUR_MS;
     await commitRows(db.pool, {
       events: [
         eventRow({ site_id: a, ts: yesterday, page: "/y", visitor_hash: visitorHash("1") }),
@@ -133,7 +133,7 @@ describe("repairAfterCrash", () => {
       hits: [hitRow({ site_id: b, ts: NOW - 10_000, page: "/h" })],
     });
     // What a killed gateway left: yesterday's counts flushed, today's only partly, site b's not at all.
-    await writeRollups(db.pool, [rollupDelta({ site_id: a, hour: yesterday - (yesterday % HOUR), value: "/y", pageviews: 1, visitors_day: 1 }), rollupDelta({ site_id: a, hour: NOW - (NOW % HOUR), value: "/t", pageviews: 1, visitors_day: 1 })], yesterday - (yesterday % HOUR));
+    await writeRollups(db.pool, [rollupDelta({ site_id: a, hour: yesterday - (yesterday % HOUR_MS), value: "/y", pageviews: 1, visitors_day: 1 }), rollupDelta({ site_id: a, hour: NOW - (NOW % HOUR_MS), value: "/t", pageviews: 1, visitors_day: 1 })], yesterday - (yesterday % HOUR_MS));
 
     await repairAfterCrash(db.pool, NOW, log);
     expect(await rollupsOf(a)).toEqual([
@@ -141,7 +141,7 @@ describe("repairAfterCrash", () => {
       { bucket: "2026-11-21", value: "/t", pageviews: 2, visitors: 2 },
     ]);
     expect(await rollupsOf(b)).toEqual([{ bucket: "2026-11-21", value: "/h", pageviews: 0, visitors: 1 }]);
-    expect(await readRepairMark(db.pool)).toBe(NOW - (NOW % HOUR) - HOUR);
+    expect(await readRepairMark(db.pool)).toBe(NOW - (NOW % HOUR_MS) - HOUR_MS);
   });
 
   it("touches nothing after a clean stop (no mark)", async () => {
