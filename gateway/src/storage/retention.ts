@@ -3,7 +3,7 @@
 import type pg from "pg";
 import { withTransaction } from "./transaction.ts";
 import { listMonthlyPartitions } from "./partitions.ts";
-import { DEFAULT_RETENTION_DAYS } from "./sites.ts";
+import { DEFAULT_RETENTION_DAYS } from "../sites/site-fields.ts";
 import { DAY_MS } from "@svc/core";
 
 
