@@ -6,7 +6,7 @@
 // batches collapse into the ~1,500 keys they touched (`rollup_keys_per_flush` in the bench's output).
 //
 // Exactness is kept three ways. The ledger holds only counts of committed rows. Reads that must see every
-// acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the
+// acknowledged row call `flushBeforeRead()`, which flushes first. And each flush records in `rollup_repair` the
 // earliest hour whose counts are still only in memory: a gateway killed before its next flush finds that
 // mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
 //
@@ -102,7 +102,7 @@ export class RollupFlusher {
   }
 
   /** Resolves once every count committed before the call is in the rollup tables. */
-  settle(): Promise<void> {
+  flushBeforeRead(): Promise<void> {
     return this.flush();
   }
 

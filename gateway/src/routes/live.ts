@@ -25,7 +25,7 @@ export interface LiveRouteDeps {
   readonly credentialId: (req: HttpRequest) => string | null;
   readonly streamsPerCredential: number;
   /** Resolves once every acknowledged row's counts are in the rollup tables. */
-  readonly settle: () => Promise<void>;
+  readonly flushRollups: () => Promise<void>;
 }
 
 /** False once the credential is refused; a failure that is not about the credential (the database) keeps the stream. */
@@ -47,7 +47,7 @@ export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
         "retry-after": String(HEARTBEAT_MS / 1000),
       });
     }
-    await deps.settle();
+    await deps.flushRollups();
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
       actorTotalsOfDay(deps.pool, site.id, utcDay(now)),

@@ -1,5 +1,5 @@
 // Rollups are written apart from the raw rows' commits. These tests hold the flush interval at a minute,
-// so only the mechanisms under test can make counts appear: reads settle first, a failed flush keeps its
+// so only the mechanisms under test can make counts appear: reads flush first, a failed flush keeps its
 // counts, a clean stop writes everything, and a gateway that was killed repairs the rollups at boot.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
@@ -71,14 +71,14 @@ describe("a failed rollup flush", () => {
 
   it("keeps its counts, still acknowledges ingest, and writes them exactly once it succeeds", async () => {
     await send(h, 5);
-    await expect(h.gateway.rollups.settle()).rejects.toThrow(/simulated/);
+    await expect(h.gateway.rollups.flushBeforeRead()).rejects.toThrow(/simulated/);
     await send(h, 3, 20);
-    await expect(h.gateway.rollups.settle()).rejects.toThrow(/simulated/);
+    await expect(h.gateway.rollups.flushBeforeRead()).rejects.toThrow(/simulated/);
     expect(h.gateway.rollups.stats.failures).toBe(2);
     expect(h.gateway.rollups.stats.held).toBeGreaterThan(0);
     expect(await totalPageviews(h)).toBe(0);
     failing = false;
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
     expect(await totalPageviews(h)).toBe(8);
     expect(h.gateway.rollups.stats.held).toBe(0);
     await expectExact(h, (await h.pool.query("select id from sites")).rows[0].id);
