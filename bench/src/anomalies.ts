@@ -9,6 +9,7 @@ import { buildAggregate } from "../../gateway/src/insights/aggregate.ts";
 import { SettledCache } from "../../gateway/src/read/settled-cache.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
+import { DAY_MS } from "@svc/core";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const db = await freshBenchDatabase("anomalies", { log });
 try {
   const site = await addSite(db.pool, { domain: "anomalies-bench.example" });
   const t0 = performance.now();
-  const from = new Date(NOW - HISTORY_DAYS * 86_400_000).toISOString();
+  const from = new Date(NOW - HISTORY_DAYS * DAY_MS).toISOString();
   const to = new Date(NOW).toISOString();
   // Hourly crawler hits with a daily cycle, hourly human visitors, daily page rows for two actors.
   await db.pool.query(

@@ -13,12 +13,13 @@ import { parseArgs } from "node:util";
 import type pg from "pg";
 import { type GatewayProcess, launchGateway } from "../../gateway/src/launch.ts";
 import { bundleGateway } from "../../gateway/scripts/bundle.ts";
-import { recountDay } from "../../gateway/src/actors/day-rows.ts";
+import { recountDay } from "../../gateway/src/rollups/day-rows.ts";
 import { ensureMonthlyPartitions } from "../../gateway/src/storage/partitions.ts";
-import { mergeRollups } from "../../gateway/src/storage/rollup-writes.ts";
+import { mergeRollups } from "../../gateway/src/rollups/rollup-writes.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { copyRows } from "./generated-rows.ts";
+import { DAY_MS } from "@svc/core";
 
 const { values: args } = parseArgs({ options: { rows: { type: "string", default: "1000000" } } });
 const ROWS = Number(args.rows);
@@ -27,7 +28,6 @@ if (!Number.isInteger(ROWS) || ROWS < 1000) {
   process.exit(2);
 }
 const DOMAIN = "restart-bench.example";
-const DAY_MS = 86_400_000;
 const TARGET_S = 3;
 const PROBE_VISITORS = 50;
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";

@@ -2,9 +2,10 @@
 // day and CPU per row (RollupState.observe, then also the visit rule, VisitState.attribute, as the site actor
 // runs them), without HTTP or a database. Run with --expose-gc (the script does).
 // The last stdout line is one JSON object with the figures.
-import { RollupState, newDeltaSink } from "../../gateway/src/actors/rollup-state.ts";
-import type { RollupRow } from "../../gateway/src/actors/rollup-state.ts";
+import { RollupState, newDeltaSink } from "../../gateway/src/rollups/rollup-state.ts";
+import type { RollupRow } from "../../gateway/src/rollups/rollup-state.ts";
 import { type VisitRow, VisitState } from "../../gateway/src/actors/visit-state.ts";
+import { HOUR_MS } from "@svc/core";
 
 const VISITORS = 100_000;
 const ROWS = 300_000;
@@ -34,7 +35,7 @@ const before = process.memoryUsage().heapUsed;
 const state = new RollupState(1, DAY);
 let sink = newDeltaSink();
 for (let v = 0; v < VISITORS; v++) {
-  state.observe(row(v, DAY + 9 * 3_600_000 + v, pages[v % pages.length]!), sink);
+  state.observe(row(v, DAY + 9 * HOUR_MS + v, pages[v % pages.length]!), sink);
   if (v % 1000 === 0) sink = newDeltaSink();
 }
 sink = newDeltaSink();
@@ -44,7 +45,7 @@ const bytesPerVisitor = Math.round((process.memoryUsage().heapUsed - before) / V
 gc();
 const visitsBefore = process.memoryUsage().heapUsed;
 const visitState = new VisitState();
-for (let v = 0; v < VISITORS; v++) visitState.attribute(row(v, DAY + 9 * 3_600_000 + v, pages[v % pages.length]!), hashes[v]!.toString("latin1"));
+for (let v = 0; v < VISITORS; v++) visitState.attribute(row(v, DAY + 9 * HOUR_MS + v, pages[v % pages.length]!), hashes[v]!.toString("latin1"));
 gc();
 const visitBytesPerVisitor = Math.round((process.memoryUsage().heapUsed - visitsBefore) / VISITORS);
 // Read after the measurement, so both states are still alive when the heap is measured.
@@ -54,7 +55,7 @@ const openVisits = visitState.size;
 // CPU: Zipf-ish pages over returning visitors, 15 rows a batch, as under load.
 const rows = Array.from({ length: ROWS }, (_, i) => {
   const v = Math.floor(rand() * 10_000);
-  return row(v, DAY + 10 * 3_600_000 + i * 10, pages[Math.floor(rand() ** 3 * pages.length)]!);
+  return row(v, DAY + 10 * HOUR_MS + i * 10, pages[Math.floor(rand() ** 3 * pages.length)]!);
 });
 // The visit rule rewrites rows in place; doing it again in a later round writes the same values.
 const timed = (withVisits: boolean): number => {

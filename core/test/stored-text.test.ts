@@ -1,6 +1,6 @@
 // Every class of character PostgreSQL cannot store as sent, through every string field of both ingest bodies:
 // free text comes out in its stored form (the same answer on the fast path and the Schema path), identifiers are
-// a 400. `stored` is checked against a real PostgreSQL in gateway/test/storage/writer.test.ts and poison.test.ts.
+// a 400. `stored` is checked against a real PostgreSQL in gateway/test/writer/commit-rows.test.ts and poison.test.ts.
 import { describe, expect, it } from "vitest";
 import {
   decodeBrowserEvent,

@@ -4,7 +4,8 @@
 import { parseArgs } from "node:util";
 import { openDatabase, type Database } from "./storage/database.ts";
 import { generateHitToken, hashHitToken } from "./sites/hit-token.ts";
-import { addSite, describeSite, listSites, normaliseDomain, setHitTokenHash, updateSite, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, type SiteRecord } from "./storage/sites.ts";
+import { DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, normaliseDomain } from "./sites/site-fields.ts";
+import { addSite, describeSite, listSites, setHitTokenHash, updateSite, type SiteRecord } from "./storage/sites.ts";
 import { isStorageError } from "./storage/storage-error.ts";
 
 const HELP = `svc — operator commands

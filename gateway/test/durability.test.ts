@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { launchGateway } from "../src/launch.ts";
 import { UA } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
-import { readRepairMark } from "../src/storage/rollup-writes.ts";
+import { readRepairMark } from "../src/rollups/rollup-writes.ts";
 
 async function loadUntil(port: number, stop: { now: boolean }, acked: Set<number>, connections = 16): Promise<number> {
   let next = 0;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
-import { commitRows } from "../src/storage/writer.ts";
+import { commitRows } from "../src/writer/commit-rows.ts";
 import type { CommitFn } from "../src/writer/group-commit.ts";
 
 function prng(seed: number) {
@@ -63,7 +63,7 @@ describe("rollups are exact", () => {
     await load(h, rand, 150);
     await h.restart(); // the same day continues from the rows already stored
     await load(h, rand, 200);
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
 
     for (const grain of ["day", "hour"] as const) {
       const stored = await storedRollups(h.pool, siteId, grain);
@@ -112,7 +112,7 @@ describe("rollups stay exact when a batch fails while another is in flight", () 
     expect(statuses).toContain(202);
     expect(new Set(statuses)).toEqual(new Set([202, 503]));
     expect(h.gateway.writer.stats.failedBatches).toBeGreaterThan(0);
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
     const poisoned = await h.pool.query("select count(*)::int as n from events where page = '/poison'");
     expect(poisoned.rows[0].n).toBe(0);
     for (const grain of ["day", "hour"] as const) {

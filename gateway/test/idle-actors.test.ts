@@ -43,7 +43,7 @@ describe("idle site actors", () => {
     // The same visitor comes back to a: a new actor, state rebuilt from the day's rows, still one visitor.
     expect((await send(h, "a.example", "/3")).status).toBe(202);
     expect(h.logs.some((l) => l.includes("site state rebuilt") && l.includes(`"site":${a}`))).toBe(true);
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
     const total = await h.pool.query("select visitors::int, pageviews::int from rollup_daily where site_id = $1 and dim = 'total' and actor = 'human'", [a]);
     expect(total.rows).toEqual([{ visitors: 1, pageviews: 2 }]);
     for (const grain of ["day", "hour"] as const) expect(await storedRollups(h.pool, a, grain)).toEqual(await recomputedRollups(h.pool, a, grain));

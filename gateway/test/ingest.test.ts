@@ -3,7 +3,7 @@ import { CLASSIFIER_DATA_VERSION } from "@svc/core";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { updateSite } from "../src/storage/sites.ts";
-import { commitRows } from "../src/storage/writer.ts";
+import { commitRows } from "../src/writer/commit-rows.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { loginAsAdmin } from "./support/auth.ts";
 

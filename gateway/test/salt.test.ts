@@ -26,7 +26,7 @@ describe("daily salt rotation", () => {
     expect(byPage["/before"]).toBe(byPage["/before-again"]);
     expect(byPage["/after"]).not.toBe(byPage["/before"]);
 
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
     const daily = await h.pool.query("select bucket::text as day, visitors::int from rollup_daily where dim = 'total' and actor = 'human' order by bucket");
     expect(daily.rows).toEqual([{ day: "2026-06-14", visitors: 1 }, { day: "2026-06-15", visitors: 1 }]);
 

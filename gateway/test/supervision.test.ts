@@ -18,7 +18,7 @@ async function healthz(h: Harness): Promise<any> {
 }
 
 async function expectRollupsExact(h: Harness, domain: string): Promise<void> {
-  await h.gateway.rollups.settle();
+  await h.gateway.rollups.flushBeforeRead();
   const siteId = (await h.pool.query("select id from sites where domain = $1", [domain])).rows[0].id;
   for (const grain of ["day", "hour"] as const) expect(await storedRollups(h.pool, siteId, grain)).toEqual(await recomputedRollups(h.pool, siteId, grain));
 }

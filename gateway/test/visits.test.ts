@@ -50,7 +50,7 @@ async function reader(harness: Harness) {
 
 async function expectExactRollups(harness: Harness): Promise<void> {
   const site = (await harness.pool.query("select id from sites where domain = $1", [DOMAIN])).rows[0].id;
-  await harness.gateway.rollups.settle();
+  await harness.gateway.rollups.flushBeforeRead();
   expect(await storedRollups(harness.pool, site, "day")).toEqual(await recomputedRollups(harness.pool, site, "day"));
   expect(await storedRollups(harness.pool, site, "hour")).toEqual(await recomputedRollups(harness.pool, site, "hour"));
 }
@@ -89,7 +89,7 @@ describe("visits", () => {
     const auth = bearer(await createApiKey(h.base, token, "goals", "admin"));
     const goal = await call(h.base, "POST", `/api/sites/${DOMAIN}/goals`, { headers: auth, body: { name: "Signup" } });
     expect(goal.status).toBe(201);
-    await h.gateway.rollups.settle(); // the goals route reads the rollup tables without flushing first
+    await h.gateway.rollups.flushBeforeRead(); // the goals route reads the rollup tables without flushing first
     const goals = async (actor: string) => (await call(h!.base, "GET", `/api/sites/${DOMAIN}/goals?days=1&actor=${actor}`, { headers: auth })).json.goals[0];
     expect(await goals("human_via_ai")).toMatchObject({ name: "Signup", conversions: 1, visitors: 1 });
     expect(await goals("human")).toMatchObject({ name: "Signup", conversions: 0, visitors: 0 });

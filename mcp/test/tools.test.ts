@@ -37,7 +37,7 @@ beforeAll(async () => {
   const { token } = await loginAsAdmin(h.base);
   key = await createApiKey(h.base, token, "mcp test");
   expect((await call(h.base, "POST", `/api/sites/${FIXTURE_DOMAIN}/goals`, { body: { name: "Signup" }, headers: bearer(token) })).status).toBe(201);
-  await h.gateway.rollups.settle();
+  await h.gateway.rollups.flushBeforeRead();
   mcp = await connectMcp({ SVC_API_URL: h.base, SVC_API_KEY: key, SVC_SITE_ID: FIXTURE_DOMAIN });
 });
 afterAll(async () => {

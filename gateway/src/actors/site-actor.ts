@@ -4,14 +4,14 @@
 // is dropped there.
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
-import { type Clock, utcDay, utcDayStart, visitorHash } from "@svc/core";
+import { type Clock, HOUR_MS, utcDay, utcDayStart, visitorHash } from "@svc/core";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
-import { recountDay, replayRows } from "./day-rows.ts";
-import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
+import { recountDay, replayRows } from "../rollups/day-rows.ts";
+import { RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 

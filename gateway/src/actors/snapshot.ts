@@ -14,8 +14,9 @@
 // u32 visitors × (key, f64 last seen, varint last actor, varint n, n × (varint counter, u8 hour)),
 // u32 visits × (key, f64 last ts, varint attribution). A key is u8 length + latin1 bytes; json is u32 length +
 // UTF-8 bytes.
-import { type Counter, HOUR_MS, RollupState } from "./rollup-state.ts";
+import { type Counter, RollupState } from "../rollups/rollup-state.ts";
 import { type Attribution, VisitState } from "./visit-state.ts";
+import { HOUR_MS } from "@svc/core";
 
 /** One site's state of one UTC day. */
 export interface DayState {

@@ -1,11 +1,11 @@
 // GET /api/sites/{id}/anomalies computes its flags here: the rollup series of the window and its baselines
 // (read/anomaly-reads.ts, read/rollup-reads.ts) through core's anomaly math. Answers are cached 5 minutes per
 // (site, days, hour): flags change at most once an hour (their series are hourly) and a dashboard polls.
-import { type AnomalyFlag, BASELINE_DAYS, DROP_MAX_WEEKS, DROP_SPANS_HOURS, HOUR_MS, crawledNeverReferred, crawlerSpikes, humanDrop } from "@svc/core";
+import { type AnomalyFlag, BASELINE_DAYS, DAY_MS, DROP_MAX_WEEKS, DROP_SPANS_HOURS, HOUR_MS, crawledNeverReferred, crawlerSpikes, humanDrop } from "@svc/core";
 import type pg from "pg";
 import { crawlerHourlyHits, firstRollupHour, pageCrawlSums } from "../read/anomaly-reads.ts";
 import { hourlyTotals } from "../read/rollup-reads.ts";
-import { DAY_MS, isoDay, readWindow } from "../read/window.ts";
+import { isoDay, readWindow } from "../read/window.ts";
 
 // 5 minutes: the longest a flag may lag the rollups (issue 12).
 export const ANOMALY_CACHE_MS = 5 * 60_000;

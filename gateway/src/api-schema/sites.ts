@@ -1,6 +1,6 @@
 // Sites and goals: their records, and the bodies that create or change them.
 import { Schema } from "effect";
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../storage/sites.ts";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../sites/site-fields.ts";
 import { isStorableName, WindowEcho, WindowQuery } from "./common.ts";
 
 export const Site = Schema.Struct({

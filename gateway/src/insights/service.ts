@@ -12,6 +12,7 @@ import { buildAggregate } from "./aggregate.ts";
 import { toFindings } from "./findings.ts";
 import { INSTRUCTIONS, userMessage } from "./prompt.ts";
 import { ProviderError, complete } from "./providers.ts";
+import { HOUR_MS } from "@svc/core";
 
 /** The body of GET /api/sites/{id}/insights and POST …/insights/run (api-schema/insights.ts). */
 export interface InsightsView {
@@ -141,7 +142,7 @@ export class InsightsService {
 
   /** One scheduled pass: runs the sites whose last run is older than `everyHours` (or that never ran). */
   async runDue(everyHours: number, signal?: AbortSignal): Promise<void> {
-    const before = new Date(this.deps.src.now() - everyHours * 3_600_000);
+    const before = new Date(this.deps.src.now() - everyHours * HOUR_MS);
     let ran = 0;
     // Sites of teams with provider none stay due (nothing is stored for them) and are skipped without a request;
     // only real runs count towards the pass's limit, so they never starve the others.

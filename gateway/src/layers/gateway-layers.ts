@@ -54,9 +54,9 @@ import { loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
 import { type Database, guardPool, openDatabase } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
-import { replaceDayRollups } from "../storage/rollup-writes.ts";
+import { replaceDayRollups } from "../rollups/rollup-writes.ts";
 import { saltForDay } from "../storage/salts.ts";
-import { commitRows } from "../storage/writer.ts";
+import { commitRows } from "../writer/commit-rows.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {
@@ -244,7 +244,7 @@ export const writerLayer = (commit: CommitFn) =>
         Effect.gen(function* () {
           yield* writer.end();
           yield* Fiber.await(loop);
-          yield* Effect.promise(() => writer.settled());
+          yield* Effect.promise(() => writer.commitsFinished());
         }),
       );
       return writer;
@@ -348,7 +348,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const country = openCountryLookup(config.geoipPath);
       const tracker = loadTrackerAsset(config.trackerPath);
       if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
-      const settle = () => rollups.settle();
+      const flushRollups = () => rollups.flushBeforeRead();
 
       const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
       const limits = createIngestLimits({ eventRatePerClient: config.eventRatePerClient, hitRatePerSite: config.hitRatePerSite, now: clock.now });
@@ -363,18 +363,18 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       });
       siteRoutes(router, { pool, sites, authenticate, authenticateAdmin });
       goalRoutes(router, { pool, clock, authenticate, authenticateAdmin });
-      readRoutes(router, { pool, clock, authenticate, settle });
+      readRoutes(router, { pool, clock, authenticate, flushRollups });
       liveRoutes(router, {
         pool, clock, hub: live, actors, authenticate, credentialId: auth.credentialId,
-        streamsPerCredential: config.liveStreamsPerCredential, settle,
+        streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
       teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
       const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
-      anomalyRoutes(router, { pool, detector, authenticate, settle });
-      insightRoutes(router, { pool, insights, authenticate, authenticateAdmin, settle });
+      anomalyRoutes(router, { pool, detector, authenticate, flushRollups });
+      insightRoutes(router, { pool, insights, authenticate, authenticateAdmin, flushRollups });
       const scheduled = [anomalyScan(pool, detector, log), insightsSchedule(insights, config.llm.insightsEveryHours, log)].flatMap((t) => (t ? [t] : []));
       yield* Effect.acquireRelease(
         Effect.sync(() => scheduled.forEach((task) => task.start())),

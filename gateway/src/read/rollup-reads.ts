@@ -52,6 +52,17 @@ export async function hourlyTotals(pool: pg.Pool, siteId: number, actors: readon
   return new Map(rows.map((r) => [r.bucket.getTime(), toCounts(r)]));
 }
 
+/** One UTC day's totals (dim 'total') per rollup actor, `all` included: the live stream's opening snapshot. */
+export async function actorTotalsOfDay(pool: pg.Pool, siteId: number, day: string): Promise<Array<{ actor: string } & Counts>> {
+  const { rows } = await pool.query<{ actor: string } & Counts>({
+    name: "svc_read_actor_totals_of_day",
+    text: `select actor, pageviews::int, events::int, hits::int, visitors::int from rollup_daily
+            where site_id = $1 and bucket = $2 and dim = 'total' and value = ''`,
+    values: [siteId, day],
+  });
+  return rows;
+}
+
 export interface ValueCounts extends Counts {
   value: string;
 }

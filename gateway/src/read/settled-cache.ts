@@ -7,7 +7,8 @@
 // retention deletes and operator edits of old rollups show within that time; the cache holds at most 500,000
 // rows (~60 MB), and a result larger than a tenth of that is never cached.
 import type { DayRange } from "./window.ts";
-import { DAY_MS, isoDay } from "./window.ts";
+import { isoDay } from "./window.ts";
+import { DAY_MS } from "@svc/core";
 
 export const SETTLED_TTL_MS = 5 * 60_000;
 export const SETTLE_MARGIN_MS = 15 * 60_000;

@@ -2,10 +2,9 @@
 // before them. "Today" comes from the injected clock, so tests pin it.
 import type { ActorLabel } from "../api-schema/common.ts";
 import { ACTORS } from "../api-schema/common.ts";
-import { EVERY_ACTOR } from "../actors/rollup-state.ts";
+import { EVERY_ACTOR } from "../rollups/rollup-state.ts";
+import { DAY_MS, HOUR_MS } from "@svc/core";
 
-export const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 export interface DayRange {
   /** YYYY-MM-DD, inclusive. */

@@ -6,7 +6,7 @@
 // batches collapse into the ~1,500 keys they touched (`rollup_keys_per_flush` in the bench's output).
 //
 // Exactness is kept three ways. The ledger holds only counts of committed rows. Reads that must see every
-// acknowledged row call `settle()`, which flushes first. And each flush records in `rollup_repair` the
+// acknowledged row call `flushBeforeRead()`, which flushes first. And each flush records in `rollup_repair` the
 // earliest hour whose counts are still only in memory: a gateway killed before its next flush finds that
 // mark at boot and recomputes those days from the raw rows (`repairAfterCrash`) before taking traffic.
 //
@@ -18,13 +18,12 @@ import type pg from "pg";
 import type { Logger } from "../log.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 import type { PendingCommits } from "../writer/pending-commits.ts";
-import { recountDay } from "../actors/day-rows.ts";
-import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../storage/rollup-writes.ts";
+import { recountDay } from "./day-rows.ts";
+import { type RefusedRollup, readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { RollupLedger } from "./ledger.ts";
+import { DAY_MS, HOUR_MS } from "@svc/core";
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** Writes the deltas and the repair mark; returns the deltas the database refused (not written). */
 export type WriteRollupsFn = (pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null) => Promise<readonly RefusedRollup[] | void>;
@@ -103,7 +102,7 @@ export class RollupFlusher {
   }
 
   /** Resolves once every count committed before the call is in the rollup tables. */
-  settle(): Promise<void> {
+  flushBeforeRead(): Promise<void> {
     return this.flush();
   }
 

@@ -4,10 +4,16 @@
 // writer hands the deltas of each committed submission here. Deltas of the same counter and hour are
 // summed into one entry through the counter itself (`LedgerSlot`), so adding costs a few additions and no
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.
-import { rollupKey } from "../storage/rollup-writes.ts";
+import { rollupKey } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
+import { DAY_MS } from "@svc/core";
 
-const DAY_MS = 86_400_000;
+
+/** Where the rollup ledger keeps, on an actor's counter, the sum it is building for that counter. */
+export interface LedgerSlot {
+  ledgerEntry: RollupDelta | null;
+  ledgerEpoch: number;
+}
 
 export class RollupLedger {
   private entries: RollupDelta[] = [];

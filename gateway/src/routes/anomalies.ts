@@ -11,16 +11,16 @@ export interface AnomalyRouteDeps {
   readonly pool: pg.Pool;
   readonly detector: AnomalyDetector;
   readonly authenticate: Authenticate;
-  readonly settle: () => Promise<void>;
+  readonly flushRollups: () => Promise<void>;
 }
 
 export function anomalyRoutes(router: Router, deps: AnomalyRouteDeps): void {
-  const { pool, detector, authenticate, settle } = deps;
+  const { pool, detector, authenticate, flushRollups } = deps;
   router.on("GET", "/api/sites/:id/anomalies", async (req, params) => {
     const principal = await authenticate(req);
     const site = await resolveTeamSite(pool, params["id"]!, principal);
     const q = decodeQuery(AnomaliesQuery, req.query, ["days"]);
-    await settle();
+    await flushRollups();
     return jsonResponse(200, await detector.report(site.id, q.days ?? DEFAULT_ANOMALY_DAYS));
   });
 }

@@ -10,6 +10,7 @@ import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import { goalConversions } from "../read/reports.ts";
 import { readWindow } from "../read/window.ts";
+import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
 import { jsonResponse } from "./json-response.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
 
@@ -19,13 +20,6 @@ export interface GoalRouteDeps {
   readonly authenticate: Authenticate;
   /** For writes: refuses a read-only API key with 403. */
   readonly authenticateAdmin: Authenticate;
-}
-
-interface GoalRow {
-  id: number;
-  site_id: number;
-  name: string;
-  created_at: Date;
 }
 
 const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, created_at: g.created_at.toISOString() });
@@ -38,13 +32,9 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const { name } = decodeBody(CreateGoal, req.body);
-      try {
-        const { rows } = await pool.query<GoalRow>("insert into goals (site_id, name) values ($1, $2) returning id, site_id, name, created_at", [site.id, name.trim()]);
-        return jsonResponse(201, toGoal(rows[0]!));
-      } catch (error) {
-        if ((error as { code?: string }).code === "23505") throw new ApiError("conflict", `this site already has a goal named ${JSON.stringify(name.trim())}`);
-        throw error;
-      }
+      const goal = await insertGoal(pool, site.id, name.trim());
+      if (goal === null) throw new ApiError("conflict", `this site already has a goal named ${JSON.stringify(name.trim())}`);
+      return jsonResponse(201, toGoal(goal));
     })
     .on("GET", "/api/sites/:id/goals", async (req, params) => {
       const principal = await authenticate(req);
@@ -52,7 +42,7 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       const q = decodeQuery(GoalsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
-      const { rows } = await pool.query<GoalRow>("select id, site_id, name, created_at from goals where site_id = $1 order by id", [site.id]);
+      const rows = await listGoals(pool, site.id);
       const counts = await goalConversions(pool, site.id, window, rows.map((g) => g.name));
       return jsonResponse(200, {
         site_id: site.id,
@@ -68,8 +58,7 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const goalId = params["goalId"]!;
       if (!GOAL_ID.test(goalId) || Number(goalId) > 2_147_483_647) throw new ApiError("not_found", "unknown goal");
-      const { rowCount } = await pool.query("delete from goals where site_id = $1 and id = $2", [site.id, Number(goalId)]);
-      if (rowCount === 0) throw new ApiError("not_found", "unknown goal");
+      if (!(await deleteGoal(pool, site.id, Number(goalId)))) throw new ApiError("not_found", "unknown goal");
       return { status: 204 };
     });
 }

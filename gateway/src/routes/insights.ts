@@ -12,11 +12,11 @@ export interface InsightRouteDeps {
   readonly insights: InsightsService;
   readonly authenticate: Authenticate;
   readonly authenticateAdmin: Authenticate;
-  readonly settle: () => Promise<void>;
+  readonly flushRollups: () => Promise<void>;
 }
 
 export function insightRoutes(router: Router, deps: InsightRouteDeps): void {
-  const { pool, insights, authenticate, authenticateAdmin, settle } = deps;
+  const { pool, insights, authenticate, authenticateAdmin, flushRollups } = deps;
   router
     .on("GET", "/api/sites/:id/insights", async (req, params) => {
       const principal = await authenticate(req);
@@ -27,7 +27,7 @@ export function insightRoutes(router: Router, deps: InsightRouteDeps): void {
       const principal = await authenticateAdmin(req);
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       if (insights.isRunning(site.id)) throw new ApiError("conflict", "an insights run of this site is already in progress");
-      await settle();
+      await flushRollups();
       const run = insights.run(site);
       if (run === null) throw new ApiError("conflict", "an insights run of this site is already in progress");
       return jsonResponse(200, await run);

@@ -10,6 +10,7 @@ import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import { HEARTBEAT_MS, type LiveHub, sse } from "../live/hub.ts";
+import { actorTotalsOfDay } from "../read/rollup-reads.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
 
 const RECENT_MS = 5 * 60_000;
@@ -24,7 +25,7 @@ export interface LiveRouteDeps {
   readonly credentialId: (req: HttpRequest) => string | null;
   readonly streamsPerCredential: number;
   /** Resolves once every acknowledged row's counts are in the rollup tables. */
-  readonly settle: () => Promise<void>;
+  readonly flushRollups: () => Promise<void>;
 }
 
 /** False once the credential is refused; a failure that is not about the credential (the database) keeps the stream. */
@@ -46,21 +47,17 @@ export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
         "retry-after": String(HEARTBEAT_MS / 1000),
       });
     }
-    await deps.settle();
+    await deps.flushRollups();
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
-      deps.pool.query(
-        `select actor, pageviews::int, events::int, hits::int, visitors::int from rollup_daily
-          where site_id = $1 and bucket = $2 and dim = 'total' and value = ''`,
-        [site.id, utcDay(now)],
-      ),
+      actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
       deps.actors.get(site.id).recentVisitors(RECENT_MS),
     ]);
     const snapshot = {
       site: { id: site.id, domain: site.domain },
       at: new Date(now).toISOString(),
       day: utcDay(now),
-      totals: Object.fromEntries(totals.rows.map((r) => [r.actor, { pageviews: r.pageviews, events: r.events, hits: r.hits, visitors: r.visitors }])),
+      totals: Object.fromEntries(totals.map((r) => [r.actor, { pageviews: r.pageviews, events: r.events, hits: r.hits, visitors: r.visitors }])),
       visitors_last_5_minutes: recent,
     };
     return {

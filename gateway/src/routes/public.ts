@@ -10,7 +10,7 @@ import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
 import type { RollupFlusher } from "../rollups/flusher.ts";
-import type { DatabaseHealth } from "../storage/database-health.ts";
+import { type DatabaseHealth, pingDatabase } from "../storage/database-health.ts";
 import type { Supervisor } from "../supervision/supervisor.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
 import type { Authenticate } from "./sites.ts";
@@ -55,7 +55,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
       const database = !deps.health.up
         ? "down"
         : await Promise.race([
-            deps.pool.query("select 1").then(() => "up" as const, (error: unknown) => (deps.health.report(error), "down" as const)),
+            pingDatabase(deps.pool).then(() => "up" as const, (error: unknown) => (deps.health.report(error), "down" as const)),
             new Promise<"down">((r) => setTimeout(() => r("down"), 2000).unref()),
           ]);
       const status = database === "up" ? "ok" : "degraded";

@@ -16,11 +16,11 @@ export interface ReadRouteDeps {
   readonly clock: Clock;
   readonly authenticate: Authenticate;
   /** Resolves once every acknowledged row's counts are in the rollup tables: a read sees every 202 before it. */
-  readonly settle: () => Promise<void>;
+  readonly flushRollups: () => Promise<void>;
 }
 
 export function readRoutes(router: Router, deps: ReadRouteDeps): void {
-  const { pool, clock, authenticate, settle } = deps;
+  const { pool, clock, authenticate, flushRollups } = deps;
   const src: RollupSource = { pool, cache: new SettledCache(clock.now), now: clock.now };
   router
     .on("GET", "/api/sites/:id/stats", async (req, params) => {
@@ -28,7 +28,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const q = decodeQuery(StatsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
-      await settle();
+      await flushRollups();
       return jsonResponse(200, await statsReport(pool, site.id, actor, readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor)));
     })
     .on("GET", "/api/sites/:id/breakdown", async (req, params) => {
@@ -38,7 +38,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       // Rules are counted for non-human rows only, so `human` (the default elsewhere) would always be empty.
       const actor = q.actor ?? (q.field === "rule" ? "all" : "human");
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
-      await settle();
+      await flushRollups();
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
     })
     .on("GET", "/api/sites/:id/ai", async (req, params) => {
@@ -47,7 +47,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
-      await settle();
+      await flushRollups();
       return jsonResponse(200, await aiReport(src, site.id, window, q.limit ?? DEFAULT_LIMIT));
     });
 }

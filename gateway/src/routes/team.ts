@@ -8,6 +8,7 @@ import { type LlmSettings, PatchLlm } from "../api-schema/team.ts";
 import type { LlmEnvironment, LlmProvider } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
+import { readLlmChoice, saveLlmChoice } from "../storage/team-llm-settings.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { Authenticate } from "./sites.ts";
 
@@ -55,8 +56,7 @@ const MISSING_ENV: Record<LlmProvider, string> = {
 };
 
 export async function currentSettings(pool: pg.Pool, llm: LlmEnvironment, teamId: number): Promise<typeof LlmSettings.Type> {
-  const { rows } = await pool.query<{ provider: LlmProvider; model: string | null }>("select provider, model from team_llm_settings where team_id = $1", [teamId]);
-  const stored = rows[0];
+  const stored = await readLlmChoice(pool, teamId);
   const providers = providerStatus(llm);
   if (stored) return { provider: stored.provider, model: stored.model ?? DEFAULT_MODELS[stored.provider], source: "team", providers };
   const provider = llm.provider ?? "local";
@@ -81,11 +81,7 @@ export function teamRoutes(router: Router, deps: TeamRouteDeps): void {
       if (!providerStatus(llm)[body.provider].usable) {
         throw new ApiError("invalid_body", "invalid body", [{ path: "provider", message: `${body.provider} needs ${MISSING_ENV[body.provider]} in the gateway's environment` }]);
       }
-      await pool.query(
-        `insert into team_llm_settings (team_id, provider, model) values ($1, $2, $3)
-         on conflict (team_id) do update set provider = excluded.provider, model = excluded.model, updated_at = now()`,
-        [principal.teamId, body.provider, model],
-      );
+      await saveLlmChoice(pool, principal.teamId, { provider: body.provider, model });
       return jsonResponse(200, await currentSettings(pool, llm, principal.teamId));
     });
 }

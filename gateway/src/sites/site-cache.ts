@@ -4,7 +4,8 @@
 // which covers a notification lost across a reconnect without letting junk domains hammer PostgreSQL.
 import type pg from "pg";
 import type { Logger } from "../log.ts";
-import { findSiteByDomain, listSites, listenSiteChanges, type SiteRecord } from "../storage/sites.ts";
+import { listenSiteChanges } from "../storage/site-changes.ts";
+import { findSiteByDomain, listSites, type SiteRecord } from "../storage/sites.ts";
 
 const MISS_TTL_MS = 10_000;
 const MAX_MISSES = 10_000;

@@ -25,6 +25,11 @@ export function isConnectionError(error: unknown): boolean {
 const PROBE_FIRST_MS = 250;
 const PROBE_MAX_MS = 2_000;
 
+/** One round trip (`select 1`): resolves when the server answers a query. */
+export async function pingDatabase(pool: pg.Pool): Promise<void> {
+  await pool.query("select 1");
+}
+
 export interface DatabaseHealthStats {
   readonly state: "up" | "down";
   /** When the current outage began (ISO), or null. */
@@ -70,7 +75,7 @@ export class DatabaseHealth {
     const self = this;
     return Effect.gen(function* () {
       let delay = PROBE_FIRST_MS;
-      while (!(yield* Effect.promise(() => self.pool.query("select 1").then(() => true, () => false)))) {
+      while (!(yield* Effect.promise(() => pingDatabase(self.pool).then(() => true, () => false)))) {
         if (self.downSince === null) {
           self.downSince = Date.now();
           self.outages++;

@@ -2,9 +2,9 @@
 export * from "./database.ts";
 export * from "./partitions.ts";
 export * from "./rows.ts";
-export * from "./writer.ts";
 export * from "./salts.ts";
 export * from "./sites.ts";
+export * from "./site-changes.ts";
 export * from "./retention.ts";
 export * from "./storage-error.ts";
 export { runMigrations } from "./migrations.ts";

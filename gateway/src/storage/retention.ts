@@ -3,9 +3,9 @@
 import type pg from "pg";
 import { withTransaction } from "./transaction.ts";
 import { listMonthlyPartitions } from "./partitions.ts";
-import { DEFAULT_RETENTION_DAYS } from "./sites.ts";
+import { DEFAULT_RETENTION_DAYS } from "../sites/site-fields.ts";
+import { DAY_MS } from "@svc/core";
 
-const DAY_MS = 86_400_000;
 
 /**
  * The first instant a site still keeps: 00:00 UTC of the day `retentionDays` days before today's. So a site

@@ -1,5 +1,6 @@
 // The rows the ingest pipeline hands to the writer: one field per column of sql/001_init.sql.
 // Timestamps are epoch milliseconds (UTC); the writer turns them into timestamptz.
+import type { LedgerSlot } from "../rollups/ledger.ts";
 
 export type PropValue = string | number | boolean;
 
@@ -77,12 +78,6 @@ export interface RollupDelta {
   visitors_day: number;
   /** The actor's counter this delta came from: lets the rollup ledger sum deltas without building a key. */
   readonly slot?: LedgerSlot;
-}
-
-/** Where the rollup ledger keeps, on an actor's counter, the sum it is building for that counter. */
-export interface LedgerSlot {
-  ledgerEntry: RollupDelta | null;
-  ledgerEpoch: number;
 }
 
 /** One group commit: raw rows only; their rollup counts are written apart, about once a second. */

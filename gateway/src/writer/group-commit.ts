@@ -14,7 +14,7 @@ import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { isRefusedData } from "../storage/bisect-write.ts";
+import { isRefusedData } from "./bisect-write.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
 import { commitAroundRefusedRows, type Isolation } from "./refused-rows.ts";
 
@@ -130,8 +130,8 @@ export class GroupCommitWriter {
     return Effect.asVoid(Queue.end(this.queue));
   }
 
-  /** Resolves when every commit started so far has settled. */
-  settled(): Promise<void> {
+  /** Resolves when every commit started so far has finished (committed or failed). */
+  commitsFinished(): Promise<void> {
     return Promise.all(this.running.values()).then(() => undefined);
   }
 
@@ -142,7 +142,7 @@ export class GroupCommitWriter {
   crashed(error: unknown): void {
     const lost = this.inHand;
     this.inHand = [];
-    for (const s of lost) this.settle(s, error);
+    for (const s of lost) this.answerSubmission(s, error);
   }
 
   /** The batching loop; supervised by the writer's layer, which restarts it after a crash. */
@@ -184,7 +184,7 @@ export class GroupCommitWriter {
 
   private async commit(id: number, submissions: Submission[]): Promise<void> {
     const stale = submissions.filter((s) => !s.valid());
-    for (const s of stale) this.settle(s, new Error("site state was rebuilt"));
+    for (const s of stale) this.answerSubmission(s, new Error("site state was rebuilt"));
     const pending = stale.length === 0 ? submissions : submissions.filter((s) => s.valid());
     if (pending.length === 0) return;
     const batch: WriteBatch = { events: [], hits: [] };
@@ -214,11 +214,11 @@ export class GroupCommitWriter {
     this.stats.lastCommitMs = performance.now() - started;
     for (const s of pending) {
       this.options.onCommitted(s.rollups);
-      this.settle(s, null);
+      this.answerSubmission(s, null);
     }
   }
 
-  private settle(s: Submission, error: unknown): void {
+  private answerSubmission(s: Submission, error: unknown): void {
     this.options.pending.delete(s);
     if (error === null) s.committed();
     else s.failed(error);
@@ -235,7 +235,7 @@ export class GroupCommitWriter {
     const sites = new Set(all.map((s) => s.siteId));
     this.stats.failedBatches++;
     this.options.log.error("batch commit failed; requests answered 503", { rows: countRows(all), sites: sites.size, error: describe(error) });
-    for (const s of all) this.settle(s, error);
+    for (const s of all) this.answerSubmission(s, error);
     this.failing = false;
   }
 
@@ -276,14 +276,14 @@ export class GroupCommitWriter {
     for (const s of exact) {
       rows += s.events.length + s.hits.length;
       this.options.onCommitted(s.rollups);
-      this.settle(s, null);
+      this.answerSubmission(s, null);
     }
     this.stats.submissions += exact.length;
     this.stats.rows += rows;
     this.stats.refusedRequests += refusedRequests;
     this.options.log.warn("batch refused on its data; committed around the refused rows", { submissions: pending.length, committed_whole: exact.length, refused_requests: refusedRequests, sites_rebuilt: new Set(partial.map((s) => s.siteId)).size });
     if (result.unfinished !== null) {
-      for (const s of partial) this.settle(s, new ApiError("unstorable"));
+      for (const s of partial) this.answerSubmission(s, new ApiError("unstorable"));
       return this.fail(id, [...result.unfinished.submissions], result.unfinished.error);
     }
     if (partial.length === 0) return;
@@ -293,7 +293,7 @@ export class GroupCommitWriter {
     // no-op. Its queued submissions were computed on the same state and fail as stale (503).
     this.failing = true;
     await this.othersSettled(id);
-    for (const s of partial) this.settle(s, new ApiError("unstorable"));
+    for (const s of partial) this.answerSubmission(s, new ApiError("unstorable"));
     this.failing = false;
   }
 }

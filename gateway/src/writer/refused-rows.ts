@@ -1,10 +1,10 @@
-// The group commit's answer to a batch the database refuses on its data (storage/bisect-write.ts): retrying the
+// The group commit's answer to a batch the database refuses on its data (bisect-write.ts): retrying the
 // same batch fails the same way, and failing it fails every site in it. Instead the batch's submissions are
 // committed in halves until each refused one stands alone; a refused submission is then committed request by
 // request, so only the request holding the bad row is refused. Everything else commits.
 import type { CommitFn, Submission, SubmissionRequest } from "./group-commit.ts";
 import type pg from "pg";
-import { bisectWrite, type Refused } from "../storage/bisect-write.ts";
+import { bisectWrite, type Refused } from "./bisect-write.ts";
 import type { EventRow, HitRow, WriteBatch } from "../storage/rows.ts";
 
 export interface RefusedSubmission {

@@ -6,15 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dailyCycle } from "../../../core/test/fixtures/anomaly-series.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { DAY_MS, HOUR_MS } from "@svc/core";
 
 const NOW = "2026-11-20T15:30:00Z";
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const CURRENT_HOUR = Date.parse("2026-11-20T15:00:00Z");
-const LAST_COMPLETE = CURRENT_HOUR - HOUR;
+const LAST_COMPLETE = CURRENT_HOUR - HOUR_MS;
 const TODAY = Date.parse("2026-11-20T00:00:00Z");
 // 22 days of history: the 14-day crawler baseline of a 7-day window and three weeks for the human drop.
-const START = CURRENT_HOUR - 22 * DAY;
+const START = CURRENT_HOUR - 22 * DAY_MS;
 
 /** Hourly counts with a daily cycle (peak 14:00 UTC), ±10 % noise and `zeros` random zero hours. */
 const cycle = (peak: number, trough: number, seed: number, zeros: number) => dailyCycle({ start: START, end: CURRENT_HOUR, peak, trough, seed, zeros });
@@ -60,7 +59,7 @@ function steadySite(seed: number): SiteSeries {
   for (const page of ["/", "/docs", "/pricing"]) {
     const days = new Map<number, number>();
     const referred = new Map<number, number>();
-    for (let d = TODAY - 22 * DAY; d <= TODAY; d += DAY) {
+    for (let d = TODAY - 22 * DAY_MS; d <= TODAY; d += DAY_MS) {
       days.set(d, 30);
       referred.set(d, 2);
     }
@@ -92,8 +91,8 @@ const CASES: ReadonlyArray<{ domain: string; plant: (s: SiteSeries) => void; kin
     domain: "spike.example",
     plant: (s) => {
       const gpt = s.crawlers.get("GPTBot")!;
-      const at = CURRENT_HOUR - 3 * HOUR;
-      const baseline = [...Array(14).keys()].map((k) => gpt.get(at - (k + 1) * DAY) ?? 0).sort((a, b) => a - b);
+      const at = CURRENT_HOUR - 3 * HOUR_MS;
+      const baseline = [...Array(14).keys()].map((k) => gpt.get(at - (k + 1) * DAY_MS) ?? 0).sort((a, b) => a - b);
       gpt.set(at, ((baseline[6]! + baseline[7]!) / 2) * 10);
     },
     kinds: ["crawler_spike"],
@@ -102,8 +101,8 @@ const CASES: ReadonlyArray<{ domain: string; plant: (s: SiteSeries) => void; kin
     domain: "drop.example",
     plant: (s) => {
       for (let i = 0; i < 24; i++) {
-        const t = LAST_COMPLETE - i * HOUR;
-        s.humans.set(t, Math.round((s.humans.get(t - 7 * DAY) ?? 0) * 0.3));
+        const t = LAST_COMPLETE - i * HOUR_MS;
+        s.humans.set(t, Math.round((s.humans.get(t - 7 * DAY_MS) ?? 0) * 0.3));
       }
     },
     kinds: ["human_drop"],
@@ -111,7 +110,7 @@ const CASES: ReadonlyArray<{ domain: string; plant: (s: SiteSeries) => void; kin
   {
     domain: "newpage.example",
     plant: (s) => {
-      s.crawledPages.set("/launch", new Map([[TODAY - DAY, 14], [TODAY, 9]]));
+      s.crawledPages.set("/launch", new Map([[TODAY - DAY_MS, 14], [TODAY, 9]]));
     },
     kinds: ["crawled_never_referred"],
   },
@@ -157,13 +156,13 @@ describe("GET /api/sites/{id}/anomalies", () => {
     const spike = (await get("/api/sites/spike.example/anomalies")).json.flags[0];
     expect(spike).toMatchObject({
       subject: "GPTBot",
-      window: { start: new Date(CURRENT_HOUR - 3 * HOUR).toISOString(), end: new Date(CURRENT_HOUR - 2 * HOUR).toISOString() },
+      window: { start: new Date(CURRENT_HOUR - 3 * HOUR_MS).toISOString(), end: new Date(CURRENT_HOUR - 2 * HOUR_MS).toISOString() },
       severity: "high",
     });
     expect(spike.observed.value / spike.expected.value).toBeCloseTo(10, 5);
 
     const drop = (await get("/api/sites/drop.example/anomalies")).json.flags[0];
-    expect(drop).toMatchObject({ subject: "human", window: { start: new Date(LAST_COMPLETE - 23 * HOUR).toISOString(), end: new Date(CURRENT_HOUR).toISOString() } });
+    expect(drop).toMatchObject({ subject: "human", window: { start: new Date(LAST_COMPLETE - 23 * HOUR_MS).toISOString(), end: new Date(CURRENT_HOUR).toISOString() } });
     expect(drop.observed.value / drop.expected.value).toBeGreaterThan(0.25);
     expect(drop.observed.value / drop.expected.value).toBeLessThan(0.35);
 
@@ -171,7 +170,7 @@ describe("GET /api/sites/{id}/anomalies", () => {
     expect(page).toEqual({
       kind: "crawled_never_referred",
       subject: "/launch",
-      window: { start: new Date(TODAY - DAY).toISOString(), end: new Date(CURRENT_HOUR + HOUR).toISOString() },
+      window: { start: new Date(TODAY - DAY_MS).toISOString(), end: new Date(CURRENT_HOUR + HOUR_MS).toISOString() },
       observed: { value: 23, basis: "observed" },
       expected: { value: 0, basis: "inferred" },
       score: { value: 23, basis: "inferred" },
@@ -188,7 +187,7 @@ describe("GET /api/sites/{id}/anomalies", () => {
   it("answers from a cache for at most 5 minutes", async () => {
     const first = await get("/api/sites/steady.example/anomalies?days=2");
     expect(first.json.flags).toEqual([]);
-    const at = CURRENT_HOUR - HOUR;
+    const at = CURRENT_HOUR - HOUR_MS;
     await insert(h.pool, "rollup_hourly", ids.get("steady.example")!, [{ bucket: at, actor: "ai_crawler", dim: "ai_name", value: "Bytespider", hits: 900 }]);
     h.clock.advance(4 * 60_000);
     const cached = await get("/api/sites/steady.example/anomalies?days=2");

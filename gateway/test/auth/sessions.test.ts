@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PLACEHOLDER_ADMIN_PASSWORD, PLACEHOLDER_JWT_SECRET } from "../../src/auth/auth-config.ts";
 import { ADMIN_EMAIL, bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { HOUR_MS } from "@svc/core";
 
-const HOUR = 3_600_000;
 const GOOD = { email: ADMIN_EMAIL, password: PLACEHOLDER_ADMIN_PASSWORD };
 
 let proxied: Harness; // SVC_TRUST_PROXY=1: each test is its own client through X-Forwarded-For
@@ -29,7 +29,7 @@ describe("login", () => {
     const reply = await login(proxied, GOOD);
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.json).sort()).toEqual(["expires_at", "token"]);
-    expect(reply.json.expires_at).toBe(new Date(proxied.clock.now() + 12 * HOUR).toISOString());
+    expect(reply.json.expires_at).toBe(new Date(proxied.clock.now() + 12 * HOUR_MS).toISOString());
     expect(reply.headers.get("set-cookie")).toBe(`svc_session=${reply.json.token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=43200`);
     expect(reply.headers.get("cache-control")).toBe("no-store");
   });
@@ -172,7 +172,7 @@ describe("using the session", () => {
 
   test("a token stops working 12 h after login (injected clock), bearer and cookie alike", async () => {
     const { token, cookie } = await loginAsAdmin(direct.base);
-    direct.clock.advance(12 * HOUR - 1000);
+    direct.clock.advance(12 * HOUR_MS - 1000);
     expect((await me(direct, bearer(token))).status).toBe(200);
     direct.clock.advance(1000);
     expect((await me(direct, bearer(token))).status).toBe(401);

@@ -3,7 +3,7 @@
 // address, hash or user agent; the system message marks the data as untrusted and a path carrying an
 // injection sentence with bidi and zero-width characters arrives sanitised, only inside the aggregate;
 // 429/500/timeouts are handled; provider none makes no request at all; one run at a time per site.
-import { displayLabel } from "@svc/core";
+import { displayLabel, HOUR_MS } from "@svc/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { InsightsService } from "../../src/insights/service.ts";
@@ -256,10 +256,10 @@ describe("the weekly schedule", () => {
     const service = await freshService();
     await service.runDue(168);
     expect(fakes.local.requests).toHaveLength(2); // both sites never ran
-    h.clock.advance(167 * 3_600_000);
+    h.clock.advance(167 * HOUR_MS);
     await service.runDue(168);
     expect(fakes.local.requests).toHaveLength(2);
-    h.clock.advance(2 * 3_600_000);
+    h.clock.advance(2 * HOUR_MS);
     await service.runDue(168);
     expect(fakes.local.requests).toHaveLength(4);
     h.clock.set(NOW);

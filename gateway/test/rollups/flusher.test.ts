@@ -1,19 +1,19 @@
 // Rollups are written apart from the raw rows' commits. These tests hold the flush interval at a minute,
-// so only the mechanisms under test can make counts appear: reads settle first, a failed flush keeps its
+// so only the mechanisms under test can make counts appear: reads flush first, a failed flush keeps its
 // counts, a clean stop writes everything, and a gateway that was killed repairs the rollups at boot.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { repairAfterCrash } from "../../src/rollups/flusher.ts";
-import { readRepairMark, writeRollups } from "../../src/storage/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { bearer, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { type Harness, UA, post, startHarness } from "../support/harness.ts";
 import { recomputedRollups, storedRollups } from "../support/recompute.ts";
 import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
+import { HOUR_MS } from "@svc/core";
 
 const MINUTE = { SVC_ROLLUP_FLUSH_MS: "60000", SVC_TRUST_PROXY: "1" };
-const HOUR = 3_600_000;
 
 async function send(h: Harness, count: number, ipBase = 10): Promise<void> {
   for (let i = 0; i < count; i++) {
@@ -71,14 +71,14 @@ describe("a failed rollup flush", () => {
 
   it("keeps its counts, still acknowledges ingest, and writes them exactly once it succeeds", async () => {
     await send(h, 5);
-    await expect(h.gateway.rollups.settle()).rejects.toThrow(/simulated/);
+    await expect(h.gateway.rollups.flushBeforeRead()).rejects.toThrow(/simulated/);
     await send(h, 3, 20);
-    await expect(h.gateway.rollups.settle()).rejects.toThrow(/simulated/);
+    await expect(h.gateway.rollups.flushBeforeRead()).rejects.toThrow(/simulated/);
     expect(h.gateway.rollups.stats.failures).toBe(2);
     expect(h.gateway.rollups.stats.held).toBeGreaterThan(0);
     expect(await totalPageviews(h)).toBe(0);
     failing = false;
-    await h.gateway.rollups.settle();
+    await h.gateway.rollups.flushBeforeRead();
     expect(await totalPageviews(h)).toBe(8);
     expect(h.gateway.rollups.stats.held).toBe(0);
     await expectExact(h, (await h.pool.query("select id from sites")).rows[0].id);
@@ -123,7 +123,7 @@ describe("repairAfterCrash", () => {
 
   it("recomputes every site's days from the mark on, then marks the hour before now", async () => {
     const [a, b] = (await db.pool.query<{ id: number }>("select id from sites order by id")).rows.map((r) => r.id) as [number, number];
-    const yesterday = NOW - 2 * HOUR;
+    const yesterday = NOW - 2 * HOUR_MS;
     await commitRows(db.pool, {
       events: [
         eventRow({ site_id: a, ts: yesterday, page: "/y", visitor_hash: visitorHash("1") }),
@@ -133,7 +133,7 @@ describe("repairAfterCrash", () => {
       hits: [hitRow({ site_id: b, ts: NOW - 10_000, page: "/h" })],
     });
     // What a killed gateway left: yesterday's counts flushed, today's only partly, site b's not at all.
-    await writeRollups(db.pool, [rollupDelta({ site_id: a, hour: yesterday - (yesterday % HOUR), value: "/y", pageviews: 1, visitors_day: 1 }), rollupDelta({ site_id: a, hour: NOW - (NOW % HOUR), value: "/t", pageviews: 1, visitors_day: 1 })], yesterday - (yesterday % HOUR));
+    await writeRollups(db.pool, [rollupDelta({ site_id: a, hour: yesterday - (yesterday % HOUR_MS), value: "/y", pageviews: 1, visitors_day: 1 }), rollupDelta({ site_id: a, hour: NOW - (NOW % HOUR_MS), value: "/t", pageviews: 1, visitors_day: 1 })], yesterday - (yesterday % HOUR_MS));
 
     await repairAfterCrash(db.pool, NOW, log);
     expect(await rollupsOf(a)).toEqual([
@@ -141,7 +141,7 @@ describe("repairAfterCrash", () => {
       { bucket: "2026-11-21", value: "/t", pageviews: 2, visitors: 2 },
     ]);
     expect(await rollupsOf(b)).toEqual([{ bucket: "2026-11-21", value: "/h", pageviews: 0, visitors: 1 }]);
-    expect(await readRepairMark(db.pool)).toBe(NOW - (NOW % HOUR) - HOUR);
+    expect(await readRepairMark(db.pool)).toBe(NOW - (NOW % HOUR_MS) - HOUR_MS);
   });
 
   it("touches nothing after a clean stop (no mark)", async () => {

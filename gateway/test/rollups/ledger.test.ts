@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { RollupLedger } from "../../src/rollups/ledger.ts";
-import type { LedgerSlot, RollupDelta } from "../../src/storage/rows.ts";
+import { type LedgerSlot, RollupLedger } from "../../src/rollups/ledger.ts";
+import type { RollupDelta } from "../../src/storage/rows.ts";
 import { rollupDelta } from "../support/sample-rows.ts";
+import { DAY_MS, HOUR_MS } from "@svc/core";
 
 const H8 = Date.UTC(2026, 10, 21, 8);
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 const newSlot = (): LedgerSlot => ({ ledgerEntry: null, ledgerEpoch: -1 });
 const from = (slot: LedgerSlot, overrides: Partial<RollupDelta> = {}): RollupDelta => ({ ...rollupDelta(overrides), slot });
@@ -22,7 +21,7 @@ describe("RollupLedger", () => {
   });
 
   it.each([
-    { label: "a new hour of the same counter", second: (slot: LedgerSlot) => from(slot, { hour: H8 + HOUR }), entries: 2 },
+    { label: "a new hour of the same counter", second: (slot: LedgerSlot) => from(slot, { hour: H8 + HOUR_MS }), entries: 2 },
     { label: "another counter", second: () => from(newSlot(), { value: "/other" }), entries: 2 },
     { label: "a delta without a counter (summed at write time)", second: () => rollupDelta(), entries: 2 },
   ])("opens a new entry for $label", ({ second, entries }) => {
@@ -56,14 +55,14 @@ describe("RollupLedger", () => {
 
   it("forgets one site's day and nothing else, also among given-back entries", () => {
     const ledger = new RollupLedger();
-    const day = H8 - (H8 % DAY);
-    ledger.add([rollupDelta({ site_id: 1, hour: day - HOUR, value: "/yesterday" })]);
+    const day = H8 - (H8 % DAY_MS);
+    ledger.add([rollupDelta({ site_id: 1, hour: day - HOUR_MS, value: "/yesterday" })]);
     ledger.restore(ledger.take());
     ledger.add([
       rollupDelta({ site_id: 1, hour: day, value: "/today-1" }),
-      rollupDelta({ site_id: 1, hour: day + 23 * HOUR, value: "/today-2" }),
+      rollupDelta({ site_id: 1, hour: day + 23 * HOUR_MS, value: "/today-2" }),
       rollupDelta({ site_id: 2, hour: day, value: "/other-site" }),
-      rollupDelta({ site_id: 1, hour: day + DAY, value: "/tomorrow" }),
+      rollupDelta({ site_id: 1, hour: day + DAY_MS, value: "/tomorrow" }),
     ]);
     ledger.dropDay(1, day);
     expect(ledger.take().map((e) => e.value).sort()).toEqual(["/other-site", "/tomorrow", "/yesterday"]);

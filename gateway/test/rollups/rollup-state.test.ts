@@ -2,11 +2,11 @@
 // summed deltas equal the row counts and the distinct visitors of that hour and of the day — including
 // crawlers that touch hundreds of counters (the per-visitor list turns into a Map) and batches of any size.
 import { describe, expect, it } from "vitest";
-import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/actors/rollup-state.ts";
+import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/rollups/rollup-state.ts";
 import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
+import { HOUR_MS } from "@svc/core";
 
 const DAY = Date.UTC(2026, 10, 21);
-const HOUR = 3_600_000;
 
 function prng(seed: number) {
   return () => {
@@ -27,7 +27,7 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
   const out = new Map<string, Sums & { hourSet: Set<string> }>();
   const daySets = new Map<string, Set<string>>();
   for (const row of rows) {
-    const hour = row.ts - (row.ts % HOUR);
+    const hour = row.ts - (row.ts % HOUR_MS);
     const v = row.visitor_hash.toString("hex");
     // Every row once under its actor's dimensions, and once more in the all-actor total.
     const count = (actor: string) => (dim: string, value: string) => {
@@ -86,7 +86,7 @@ function randomDay(seed: number, count: number): RollupRow[] {
   const rand = prng(seed);
   const pick = <T,>(a: readonly T[]) => a[Math.floor(rand() * a.length)]!;
   const rows: RollupRow[] = [];
-  let ts = DAY + 9 * HOUR;
+  let ts = DAY + 9 * HOUR_MS;
   for (let i = 0; i < count; i++) {
     ts += Math.floor(rand() * 40_000); // ~4 hours over 700 rows
     if (rand() < 0.6) {

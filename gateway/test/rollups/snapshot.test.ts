@@ -2,7 +2,7 @@
 // state that never stopped — the same deltas and the same visit attribution for every later row — and the
 // stored snapshots are used at most once, only after a clean stop, only on their own day.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DeltaSink, RollupState, newDeltaSink } from "../../src/actors/rollup-state.ts";
+import { type DeltaSink, RollupState, newDeltaSink } from "../../src/rollups/rollup-state.ts";
 import { decodeDayState, encodeDayState } from "../../src/actors/snapshot.ts";
 import { VisitState } from "../../src/actors/visit-state.ts";
 import type { EventRow, HitRow, RollupDelta } from "../../src/storage/rows.ts";
@@ -10,6 +10,7 @@ import { saveActorSnapshots, takeActorSnapshots } from "../../src/storage/actor-
 import { addSite } from "../../src/storage/sites.ts";
 import { type TestDatabase, createTestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
+import { DAY_MS } from "@svc/core";
 
 const DAY = Date.UTC(2026, 10, 21);
 const MINUTE = 60_000;
@@ -112,7 +113,7 @@ describe("stored snapshots", () => {
     { name: "after a clean stop, today's are returned (bytes intact) and all are deleted", repairMark: null, expectSites: [0] },
     { name: "after a killed gateway (repair mark set), none are used, and all are deleted", repairMark: DAY, expectSites: [] },
   ])("$name", async ({ repairMark, expectSites }) => {
-    await saveActorSnapshots(db.pool, [snapshot(sites[0]!, DAY), snapshot(sites[1]!, DAY - 86_400_000)]);
+    await saveActorSnapshots(db.pool, [snapshot(sites[0]!, DAY), snapshot(sites[1]!, DAY - DAY_MS)]);
     await mark(repairMark);
     const taken = await takeActorSnapshots(db.pool, DAY);
     expect(taken).toEqual(expectSites.map((i) => snapshot(sites[i]!, DAY)));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countDefaultPartitionRows, ensureMonthlyPartitions, listMonthlyPartitions, parsePartitionName } from "../../src/storage/partitions.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow } from "../support/sample-rows.ts";
 

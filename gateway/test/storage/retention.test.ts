@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMonthlyPartitions, listMonthlyPartitions } from "../../src/storage/partitions.ts";
 import { applyRetention, retentionCutoffMs } from "../../src/storage/retention.ts";
 import { addSite } from "../../src/storage/sites.ts";
-import { writeRollups } from "../../src/storage/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { writeRollups } from "../../src/rollups/rollup-writes.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta } from "../support/sample-rows.ts";
+import { HOUR_MS } from "@svc/core";
 
 const NOW = Date.UTC(2026, 10, 21, 10, 30);
-const HOUR = 3_600_000;
 let db: TestDatabase;
 let short: number; // retention 30 days
 let long: number; // retention 400 days
@@ -62,9 +62,9 @@ describe("retention", () => {
     await writeRollups(
       db.pool,
       [
-        rollupDelta({ site_id: short, hour: shortCutoff - HOUR, value: "/out" }),
+        rollupDelta({ site_id: short, hour: shortCutoff - HOUR_MS, value: "/out" }),
         rollupDelta({ site_id: short, hour: shortCutoff, value: "/in" }),
-        rollupDelta({ site_id: long, hour: shortCutoff - HOUR, value: "/long" }),
+        rollupDelta({ site_id: long, hour: shortCutoff - HOUR_MS, value: "/long" }),
       ],
       null,
     );

@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  addSite, findSiteByDomain, findSiteById, listSites, listenSiteChanges, normaliseDomain, updateSite, type SiteChange,
-} from "../../src/storage/sites.ts";
+import { normaliseDomain } from "../../src/sites/site-fields.ts";
+import { listenSiteChanges, type SiteChange } from "../../src/storage/site-changes.ts";
+import { addSite, findSiteByDomain, findSiteById, listSites, updateSite } from "../../src/storage/sites.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 
 let db: TestDatabase;

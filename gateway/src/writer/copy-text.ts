@@ -1,7 +1,7 @@
 // Rows → PostgreSQL COPY text format (tab-separated, \N for null, backslash escapes), built by string
 // concatenation into one string per table: the batch goes to PostgreSQL as one socket write (copy-batch.ts).
 import { storedText } from "@svc/core";
-import type { EventRow, HitRow, PropValue } from "./rows.ts";
+import type { EventRow, HitRow, PropValue } from "../storage/rows.ts";
 
 export const EVENT_COLUMNS = [
   "site_id", "ts", "name", "page", "hostname", "referrer_host", "source", "channel",

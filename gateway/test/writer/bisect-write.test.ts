@@ -2,7 +2,7 @@
 // every other item is written, each refused one is found alone, and an error that is not about the data (here a
 // statement against a table that does not exist: 42P01) stops the search with the rest left unfinished.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bisectWrite, isRefusedData } from "../../src/storage/bisect-write.ts";
+import { bisectWrite, isRefusedData } from "../../src/writer/bisect-write.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 
 let db: TestDatabase;

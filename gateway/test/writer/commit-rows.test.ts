@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow } from "../../src/storage/rows.ts";
-import { copyBatchMessage } from "../../src/storage/copy-batch.ts";
-import { mergeRollups, readRepairMark, writeRollups } from "../../src/storage/rollup-writes.ts";
-import { commitRows } from "../../src/storage/writer.ts";
+import { copyBatchMessage } from "../../src/writer/copy-batch.ts";
+import { mergeRollups, readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, rollupDelta, visitorHash } from "../support/sample-rows.ts";
+import { HOUR_MS } from "@svc/core";
 
 const NOW = Date.UTC(2026, 10, 21, 9, 0, 0);
-const HOUR = 3_600_000;
 let db: TestDatabase;
 
 beforeAll(async () => {
@@ -156,7 +156,7 @@ describe("writeRollups", () => {
       [
         rollupDelta({ hour: h8, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 1 }),
         rollupDelta({ hour: h8, pageviews: 2, events: 2, visitors_hour: 1, visitors_day: 0 }),
-        rollupDelta({ hour: h8 + HOUR, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 0 }),
+        rollupDelta({ hour: h8 + HOUR_MS, pageviews: 1, events: 1, visitors_hour: 1, visitors_day: 0 }),
         rollupDelta({ hour: h8, dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors_hour: 2, visitors_day: 2 }),
         rollupDelta({ hour: h8, actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors_hour: 1, visitors_day: 1 }),
       ],
@@ -171,7 +171,7 @@ describe("writeRollups", () => {
       { bucket: h8, actor: "ai_crawler", dim: "status", value: "2xx", pageviews: 0, events: 0, hits: 4, visitors: 1 },
       { bucket: h8, actor: "human", dim: "page", value: "/pricing", pageviews: 8, events: 9, hits: 7, visitors: 4 },
       { bucket: h8, actor: "human", dim: "total", value: "", pageviews: 3, events: 3, hits: 0, visitors: 2 },
-      { bucket: h8 + HOUR, actor: "human", dim: "page", value: "/pricing", pageviews: 1, events: 1, hits: 0, visitors: 1 },
+      { bucket: h8 + HOUR_MS, actor: "human", dim: "page", value: "/pricing", pageviews: 1, events: 1, hits: 0, visitors: 1 },
     ]);
     const daily = await db.pool.query(
       "select bucket::text, actor, dim, value, pageviews::int, events::int, hits::int, visitors::int from rollup_daily order by actor, dim, value",
@@ -185,7 +185,7 @@ describe("writeRollups", () => {
 
   it("puts the 23:00 UTC hour in its own day, not the next", async () => {
     const lateHour = Date.UTC(2026, 10, 21, 23);
-    await writeRollups(db.pool, [rollupDelta({ hour: lateHour }), rollupDelta({ hour: lateHour + HOUR })], null);
+    await writeRollups(db.pool, [rollupDelta({ hour: lateHour }), rollupDelta({ hour: lateHour + HOUR_MS })], null);
     const daily = await db.pool.query("select bucket::text, pageviews::int from rollup_daily order by bucket");
     expect(daily.rows).toEqual([{ bucket: "2026-11-21", pageviews: 1 }, { bucket: "2026-11-22", pageviews: 1 }]);
   });

@@ -19,8 +19,9 @@
 // Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
-import { ruleValue } from "@svc/core";
-import type { EventRow, HitRow, LedgerSlot, RollupDelta } from "../storage/rows.ts";
+import { HOUR_MS, ruleValue } from "@svc/core";
+import type { LedgerSlot } from "./ledger.ts";
+import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
@@ -65,7 +66,6 @@ export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: 
   if (row.actor === "bot" || row.actor === "ai_crawler" || row.actor === "ai_agent") visit("rule", ruleValue(row.rule, row.ai_name), 14);
 }
 
-export const HOUR_MS = 3_600_000;
 
 /** One (actor, dimension, value) counter of the day. */
 interface Slot extends LedgerSlot {

@@ -1,9 +1,9 @@
 // The raw-row write path: one batch = one transaction holding the COPY of its events and hits, sent as one
-// socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (rollup-writes.ts).
+// socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (src/rollups/rollup-writes.ts).
 import type pg from "pg";
 import { copyBatch } from "./copy-batch.ts";
 import { EVENT_COLUMNS, HIT_COLUMNS, encodeEvents, encodeHits } from "./copy-text.ts";
-import type { WriteBatch } from "./rows.ts";
+import type { WriteBatch } from "../storage/rows.ts";
 
 const COPY_EVENTS = `copy events (${EVENT_COLUMNS.join(", ")}) from stdin`;
 const COPY_HITS = `copy hits (${HIT_COLUMNS.join(", ")}) from stdin`;

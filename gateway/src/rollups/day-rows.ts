@@ -7,9 +7,9 @@ import type pg from "pg";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 import { type DeltaSink, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
-import { type VisitRow, VisitState } from "./visit-state.ts";
+import { type VisitRow, VisitState } from "../actors/visit-state.ts";
+import { DAY_MS } from "@svc/core";
 
-const DAY_MS = 86_400_000;
 
 const FETCH_ROWS = 10_000;
 

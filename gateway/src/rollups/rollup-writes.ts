@@ -3,12 +3,12 @@
 //
 // A key the database refuses (a value too long for an index entry, a count out of range) must not hold back
 // every other key: when the one-statement upsert fails on data, the transaction is run again with the keys
-// upserted in halves under savepoints (bisect-write.ts), and the refused keys are left out and returned.
-import { storedText } from "@svc/core";
+// upserted in halves under savepoints (src/writer/bisect-write.ts), and the refused keys are left out and returned.
+import { DAY_MS, storedText } from "@svc/core";
 import type pg from "pg";
-import { bisectWrite, isRefusedData, type Refused } from "./bisect-write.ts";
-import type { RollupDelta } from "./rows.ts";
-import { withTransaction } from "./transaction.ts";
+import { bisectWrite, isRefusedData, type Refused } from "../writer/bisect-write.ts";
+import type { RollupDelta } from "../storage/rows.ts";
+import { withTransaction } from "../storage/transaction.ts";
 
 const UPSERT_SET = `
   on conflict (site_id, bucket, actor, dim, value) do update set
@@ -31,7 +31,6 @@ const UPSERT_ROLLUPS = {
     ${UPSERT_SET}`,
 };
 
-const DAY_MS = 86_400_000;
 
 interface MergedRollup {
   site_id: number;
