@@ -362,7 +362,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate,
       });
       siteRoutes(router, { pool, sites, authenticate, authenticateAdmin });
-      goalRoutes(router, { pool, clock, authenticate, authenticateAdmin });
+      goalRoutes(router, { pool, clock, authenticate, authenticateAdmin, flushRollups });
       readRoutes(router, { pool, clock, authenticate, flushRollups });
       liveRoutes(router, {
         pool, clock, hub: live, actors, authenticate, credentialId: auth.credentialId,

@@ -20,13 +20,15 @@ export interface GoalRouteDeps {
   readonly authenticate: Authenticate;
   /** For writes: refuses a read-only API key with 403. */
   readonly authenticateAdmin: Authenticate;
+  /** Writes the held rollup counts first, so a conversion right after its 202 is counted (as /stats does). */
+  readonly flushRollups: () => Promise<void>;
 }
 
 const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, created_at: g.created_at.toISOString() });
 const GOAL_ID = /^\d{1,10}$/;
 
 export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
-  const { pool, clock, authenticate, authenticateAdmin } = deps;
+  const { pool, clock, authenticate, authenticateAdmin, flushRollups } = deps;
   router
     .on("POST", "/api/sites/:id/goals", async (req, params) => {
       const principal = await authenticateAdmin(req);
@@ -42,6 +44,7 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       const q = decodeQuery(GoalsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
       const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      await flushRollups();
       const rows = await listGoals(pool, site.id);
       const counts = await goalConversions(pool, site.id, window, rows.map((g) => g.name));
       return jsonResponse(200, {
