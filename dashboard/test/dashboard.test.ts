@@ -223,6 +223,26 @@ describe("settings", () => {
     expect(await page.getByTestId("new-key").count()).toBe(0);
   });
 
+  it("creates a read key by default and an admin key when chosen; a read key cannot write", async () => {
+    await page.goto("/app/settings");
+    const create = async (name: string, scope?: "admin") => {
+      await page.getByLabel("Key name").fill(name);
+      if (scope) await page.getByLabel("Scope").selectOption(scope);
+      await page.getByRole("button", { name: "Create key" }).click();
+      await expect.poll(() => page.getByTestId("new-key").textContent()).toContain(name);
+      return (await page.getByTestId("new-key-value").textContent())!;
+    };
+    const reader = await create("dashboard reader");
+    const admin = await create("dashboard admin", "admin");
+    const scopeOf = (name: string) => page.locator("[data-key]").filter({ hasText: name }).getByTestId("key-scope").textContent();
+    expect(await scopeOf("dashboard reader")).toBe("read");
+    expect(await scopeOf("dashboard admin")).toBe("admin");
+    const addGoal = (key: string) =>
+      fetch(`${stack.gateway.base}/api/sites/${DOMAIN}/goals`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ name: `scope ${key.slice(-4)}` }) });
+    expect((await addGoal(reader)).status).toBe(403);
+    expect((await addGoal(admin)).status).toBe(201);
+  });
+
   it("changes the team's language-model provider", async () => {
     await page.goto("/app/settings");
     await page.getByLabel("Provider").selectOption("none");

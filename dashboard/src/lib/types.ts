@@ -79,6 +79,8 @@ export interface ApiKey {
   name: string;
   prefix: string;
   last4: string;
+  /** `read`: every read route, the live stream, the MCP server; `admin`: also sites, goals and insights runs. */
+  scope: "read" | "admin";
   created_at: string;
   last_used_at: string | null;
 }
