@@ -13,6 +13,7 @@ import { recountDay, replayRows } from "./day-rows.ts";
 import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
+import type { BudgetUse, StateBudget } from "./state-budget.ts";
 
 export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
@@ -36,6 +37,8 @@ export interface SiteActorDeps {
   /** Replaces one site's rollups of one UTC day with a recount of its raw rows (and forgets its unwritten counts). */
   readonly replaceDay: (siteId: number, dayStart: number, counts: readonly RollupDelta[]) => Promise<void>;
   readonly faults: FaultInjector;
+  /** Visitors and values per dimension of a day held exactly (state-budget.ts). */
+  readonly budget: StateBudget;
 }
 
 /** What a request whose rows were in a crashed actor's hands is answered with (a 503 by the ingest pipeline). */
@@ -52,6 +55,8 @@ export class SiteActor {
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
+  /** Whether the day's state passing its budget was logged (once a day). */
+  private budgetLogged = false;
   /** Bumped when the state is invalidated: submissions computed on an older state must not commit. */
   private generation = 0;
   /** Messages taken from the mailbox and not yet handed to the writer: answered 503 if the loop crashes. */
@@ -83,6 +88,13 @@ export class SiteActor {
 
   get visitorsToday(): number {
     return this.state?.visitors ?? 0;
+  }
+
+  /** Today's state when it went past its budget (its visitor counts inferred, or values folded); else null. */
+  get overBudget(): (BudgetUse & { readonly visitorsInferred: boolean }) | null {
+    const state = this.state;
+    if (state === null || (!state.visitorsInferred && state.budgetUse.foldedValues === 0)) return null;
+    return { ...state.budgetUse, visitorsInferred: state.visitorsInferred };
   }
 
   /**
@@ -194,7 +206,7 @@ export class SiteActor {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
       const stale = this.state.dayStart;
-      const recount = await recountDay(pool, this.siteId, stale, { counts: true });
+      const recount = await recountDay(pool, this.siteId, stale, { counts: true }, this.deps.budget);
       await this.deps.replaceDay(this.siteId, stale, recount.counts);
       if (stale === dayStart) recounted = recount;
     }
@@ -206,15 +218,18 @@ export class SiteActor {
     const salt = await this.deps.loadSalt(this.siteId, day);
     if (recounted === null && restored !== null && !this.stale && restored.state.dayStart === dayStart) {
       // A clean stop saved today's state: only rows committed after it are replayed (none, normally).
+      restored.state.budget = this.deps.budget;
+      restored.visits.budget = this.deps.budget;
       const { rows } = await replayRows(pool, restored, restored.state.watermark + 1, { counts: false });
       log.info("site state restored from the last clean stop", { site: this.siteId, rows_after: rows, visitors: restored.state.visitors });
       recounted = { ...restored, rows: 0 };
     }
-    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }));
+    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }, this.deps.budget));
     if (rows > 0) log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
     this.state = state;
     this.visits = visits;
+    if (this.day !== day) this.budgetLogged = false;
     this.day = day;
     this.stale = false;
   }
@@ -252,6 +267,12 @@ export class SiteActor {
         }
       }
       ends.push(events.length, hits.length);
+    }
+    if (!this.budgetLogged && this.overBudget !== null) {
+      this.budgetLogged = true;
+      this.deps.log.warn("site past its memory budget today: new visitors count as new on every row (visitor counts inferred), new values fold into (other)", {
+        site: this.siteId, day: this.day, visitor_budget: this.deps.budget.visitors, value_budget: this.deps.budget.values, ...this.overBudget,
+      });
     }
     const generation = this.generation;
     return {

@@ -270,6 +270,7 @@ export const actorsLayer = Layer.effect(
         writer,
         log,
         faults: yield* FaultsService,
+        budget: config.stateBudget,
         loadSalt: (id, day) => saltForDay(pool, id, day),
         replaceDay: (id, dayStart, counts) =>
           rollups.exclusive(async (ledger) => {
