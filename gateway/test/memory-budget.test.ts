@@ -75,6 +75,10 @@ describe("a site under its budget", () => {
     }
     expect((await daily("small.example", "total")).get("")).toEqual({ hits: 60, visitors: 30 });
     expect(await overBudget()).toEqual([]);
+    const stats = await call(h.base, "GET", `/api/sites/${siteIds["small.example"]}/stats?days=1`, { headers: auth });
+    expect(stats.status).toBe(200);
+    expect(stats.json.visitors_basis).toBeUndefined();
+    expect(stats.json.current.views_per_visitor.basis).toBe("observed");
   });
 });
 
@@ -99,6 +103,11 @@ describe("a random-IP flood past the budget", () => {
     expect(await overBudget()).toEqual([
       { site: siteIds["flooded.example"], visitors: VISITORS, visitors_inferred: true, inferred_rows: 80, folded_values: 110 },
     ]);
+    // The read API marks the day's visitors inferred.
+    const stats = await call(h.base, "GET", `/api/sites/${siteIds["flooded.example"]}/stats?days=1&actor=ai_crawler`, { headers: auth });
+    expect(stats.status).toBe(200);
+    expect(stats.json).toMatchObject({ visitors_basis: "inferred", visitors_inferred_days: [new Date(h.clock.now()).toISOString().slice(0, 10)] });
+    expect(stats.json.current).toMatchObject({ visitors: 120, hits: 130, views_per_visitor: { basis: "inferred" } });
     const warnings = h.logs.filter((l) => l.includes("past its memory budget"));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({ site: siteIds["flooded.example"], visitor_budget: VISITORS, value_budget: VALUES });

@@ -14,6 +14,7 @@ import { HOUR_MS, RollupState, newDeltaSink, sinkDeltas } from "./rollup-state.t
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
+import { markVisitorBudgetDay } from "../storage/budget-days.ts";
 
 export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
@@ -55,8 +56,9 @@ export class SiteActor {
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
-  /** Whether the day's state passing its budget was logged (once a day). */
+  /** Whether the day's state passing its budget was logged, and its inferred visitors recorded (once a day). */
   private budgetLogged = false;
+  private inferredRecorded = false;
   /** Bumped when the state is invalidated: submissions computed on an older state must not commit. */
   private generation = 0;
   /** Messages taken from the mailbox and not yet handed to the writer: answered 503 if the loop crashes. */
@@ -229,7 +231,7 @@ export class SiteActor {
     this.salt = salt;
     this.state = state;
     this.visits = visits;
-    if (this.day !== day) this.budgetLogged = false;
+    if (this.day !== day) this.budgetLogged = this.inferredRecorded = false;
     this.day = day;
     this.stale = false;
   }
@@ -267,6 +269,14 @@ export class SiteActor {
         }
       }
       ends.push(events.length, hits.length);
+    }
+    if (!this.inferredRecorded && state.visitorsInferred) {
+      // The read API marks the day's visitors inferred from this row on; a lost write is retried with the next batch.
+      this.inferredRecorded = true;
+      markVisitorBudgetDay(this.deps.pool, this.siteId, state.dayStart).catch((error: unknown) => {
+        this.inferredRecorded = false;
+        this.deps.log.warn("could not record a day past the visitor budget", { site: this.siteId, error: String(error) });
+      });
     }
     if (!this.budgetLogged && this.overBudget !== null) {
       this.budgetLogged = true;
