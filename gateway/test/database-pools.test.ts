@@ -55,10 +55,11 @@ describe("the pools' timeouts", () => {
   });
 
   it("the shared pool takes its statement timeout from the configuration; migrations are not bound by it", async () => {
-    const opened = await openDatabase({ url: db.url, dataDir: "/nonexistent", log: () => undefined, limits: { acquireTimeoutMs: 1_000, statementTimeoutMs: 150 } });
+    // 1 s: long enough for the boot's partition statements on a busy 2-core box (150 ms was not).
+    const opened = await openDatabase({ url: db.url, dataDir: "/nonexistent", log: () => undefined, limits: { acquireTimeoutMs: 5_000, statementTimeoutMs: 1_000 } });
     try {
-      expect((await opened.pool.query("show statement_timeout")).rows[0].statement_timeout).toBe("150ms");
-      await expect(opened.pool.query("select pg_sleep(1)")).rejects.toThrow(/statement timeout/);
+      expect((await opened.pool.query("show statement_timeout")).rows[0].statement_timeout).toBe("1s");
+      await expect(opened.pool.query("select pg_sleep(3)")).rejects.toThrow(/statement timeout/);
     } finally {
       await opened.close();
     }

@@ -1,4 +1,4 @@
-// Failed credential look-ups per client: past 30 failures in a minute, a client's next requests carrying a
+// Failed credential look-ups per client: past 30 failures in a minute (SVC_FAILED_CREDENTIALS_PER_CLIENT), a client's next requests carrying a
 // credential are answered 429 with Retry-After before any look-up, so random API keys or session tokens
 // cannot keep the shared database pool busy (each failed key costs a query) or probe keys at volume.
 //
@@ -12,10 +12,11 @@ import { LOGIN_LIMITER_MAX_CLIENTS, LOGIN_WINDOW_MS, LoginLimiter } from "./logi
 export const FAILED_CREDENTIALS_PER_WINDOW = 30;
 
 export class FailedCredentialLimit {
-  private readonly failures: LoginLimiter;
+  /** Null when unlimited (SVC_FAILED_CREDENTIALS_PER_CLIENT=0). */
+  private readonly failures: LoginLimiter | null;
 
-  constructor(now: () => number) {
-    this.failures = new LoginLimiter(now, FAILED_CREDENTIALS_PER_WINDOW, LOGIN_WINDOW_MS, LOGIN_LIMITER_MAX_CLIENTS);
+  constructor(now: () => number, perMinute: number = FAILED_CREDENTIALS_PER_WINDOW) {
+    this.failures = perMinute > 0 ? new LoginLimiter(now, perMinute, LOGIN_WINDOW_MS, LOGIN_LIMITER_MAX_CLIENTS) : null;
   }
 
   /**
@@ -23,14 +24,16 @@ export class FailedCredentialLimit {
    * throws 429 with Retry-After for a client over it.
    */
   async guard<T>(clientAddress: string | null, verify: () => Promise<T>): Promise<T> {
-    const decision = this.failures.check(clientAddress);
+    const failures = this.failures;
+    if (failures === null) return verify();
+    const decision = failures.check(clientAddress);
     if (!decision.ok) {
       throw new ApiError("rate_limited", "too many failed credential checks from this client; retry later", undefined, { "retry-after": String(decision.retryAfterSeconds) });
     }
     try {
       return await verify();
     } catch (error) {
-      if (error instanceof ApiError && error.reason === "unauthorized") this.failures.attempt(clientAddress);
+      if (error instanceof ApiError && error.reason === "unauthorized") failures.attempt(clientAddress);
       throw error;
     }
   }

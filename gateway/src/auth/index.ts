@@ -53,6 +53,8 @@ export interface AuthenticatorDeps {
   readonly log: Logger;
   /** Cookie naming (Secure, `__Host-`) and the CSRF check of cookie-authenticated writes. */
   readonly web: CookiePolicy & CsrfPolicy;
+  /** Failed credential checks one client may have a minute before 429; 0 = unlimited (failed-credentials.ts). */
+  readonly failedCredentialsPerMinute: number;
 }
 
 const MISSING = "missing credentials: send the svc_session cookie or Authorization: Bearer <session token or API key>";
@@ -77,7 +79,7 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
     log.info("authentication: jwt mode", { issuer: config.issuer, audience: config.audience, jwks: config.jwksUrl !== null, hs256: config.jwtSecret !== null, team_claim: config.teamClaim });
   }
 
-  const failures = new FailedCredentialLimit(clock.now);
+  const failures = new FailedCredentialLimit(clock.now, deps.failedCredentialsPerMinute);
 
   const authenticate = async (req: HttpRequest): Promise<Principal> => {
     const credential = readCredential(req, web);

@@ -334,7 +334,7 @@ export const authLayer = Layer.effect(
     const clock = yield* ClockService;
     const log = yield* LogService;
     const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
-    return yield* Effect.tryPromise({ try: () => createAuthenticator({ pool, config: config.auth, clock, log, web }), catch: (error) => error });
+    return yield* Effect.tryPromise({ try: () => createAuthenticator({ pool, config: config.auth, clock, log, web, failedCredentialsPerMinute: config.failedCredentialsPerMinute }), catch: (error) => error });
   }),
 );
 

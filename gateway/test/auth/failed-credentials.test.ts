@@ -4,6 +4,7 @@
 // injected clock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAILED_CREDENTIALS_PER_WINDOW } from "../../src/auth/failed-credentials.ts";
+import { loadConfig } from "../../src/config.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
@@ -11,7 +12,8 @@ let h: Harness;
 let key: string;
 
 beforeAll(async () => {
-  h = await startHarness({ env: { SVC_TRUST_PROXY: "1" } });
+  // The harness turns the limit off (tests check 401s in bulk on a clock that stands still): on, at its default.
+  h = await startHarness({ env: { SVC_TRUST_PROXY: "1", SVC_FAILED_CREDENTIALS_PER_CLIENT: String(FAILED_CREDENTIALS_PER_WINDOW) } });
   key = await createApiKey(h.base, (await loginAsAdmin(h.base)).token);
 });
 afterAll(async () => {
@@ -24,6 +26,7 @@ const randomKey = (i: number) => `svc_live_${String(i).padStart(43, "x")}`;
 describe("failed API-key and session look-ups per client", () => {
   it("answer 429 with Retry-After past 30 a minute, before any look-up; others unaffected; the window slides", async () => {
     expect(FAILED_CREDENTIALS_PER_WINDOW).toBe(30);
+    expect(loadConfig({}).failedCredentialsPerMinute).toBe(30);
     const guesser = "203.0.113.7";
     for (let i = 0; i < FAILED_CREDENTIALS_PER_WINDOW; i += 10) {
       const replies = await Promise.all(
