@@ -4,8 +4,8 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigInvalid, loadConfig } from "../src/config.ts";
-import { openDatabase } from "../src/storage/database.ts";
-import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, openWritePool } from "../src/storage/pool-limits.ts";
+import { openDatabase, openWritePool } from "../src/storage/database.ts";
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS } from "../src/storage/pool-limits.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 

@@ -106,6 +106,16 @@ export async function openDatabase(opts: {
   };
 }
 
+/**
+ * The writer's and flusher's own pool on the database at `url` (pool-limits.ts says why). `inFlight` commits
+ * at once, plus one connection for the rollup flush and one for a commit retried after a failure (bisect-write.ts).
+ */
+export function openWritePool(url: string, inFlight: number, limits: PoolLimits, log: (line: string) => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: inFlight + 2, ...poolLimitOptions(limits) });
+  guardPool(pool, log);
+  return pool;
+}
+
 /** A connection URL shown in logs: the password replaced by ***. */
 export function redactUrl(url: string): string {
   try {

@@ -1,13 +1,12 @@
-// How long a pool's user waits for a connection and how long one statement may run, and the pool the writer
-// and the rollup flusher use on their own.
+// How long a pool's user waits for a connection and how long one statement may run (the writer's and the
+// rollup flusher's own pool is opened by storage/database.ts `openWritePool`).
 //
 // The gateway has two pools. Reads, authentication, site look-ups, maintenance and the site actors' day
 // recounts share the first (storage/database.ts); the group-commit writer and the rollup flusher have the
 // second to themselves, so a flood of unknown domains, random API keys or slow reads holding every read
 // connection cannot delay a commit, and so an acknowledgement. Both wait a bounded time for a connection
 // and cancel a statement that runs too long, instead of holding requests and memory forever.
-import pg from "pg";
-import { guardPool } from "./database.ts";
+import type pg from "pg";
 
 export interface PoolLimits {
   /** How long a checkout waits for a connection (SVC_DB_ACQUIRE_TIMEOUT_MS); also bounds connecting. */
@@ -29,14 +28,4 @@ export const DEFAULT_WRITE_STATEMENT_TIMEOUT_MS = 30_000;
 /** The pg.Pool options for `limits` (statement_timeout is sent at connect, once per session). */
 export function poolLimitOptions(limits: PoolLimits): Pick<pg.PoolConfig, "connectionTimeoutMillis" | "statement_timeout"> {
   return { connectionTimeoutMillis: limits.acquireTimeoutMs, ...(limits.statementTimeoutMs > 0 ? { statement_timeout: limits.statementTimeoutMs } : {}) };
-}
-
-/**
- * The writer's and flusher's own pool on the database at `url`. `inFlight` commits at once, plus one
- * connection for the rollup flush and one for a commit retried after a failure (bisect-write.ts).
- */
-export function openWritePool(url: string, inFlight: number, limits: PoolLimits, log: (line: string) => void): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: inFlight + 2, ...poolLimitOptions(limits) });
-  guardPool(pool, log);
-  return pool;
 }
