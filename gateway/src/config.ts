@@ -8,6 +8,9 @@ import { AUTH_ENV_NAMES, AUTH_MODES, type AuthConfig, DEFAULT_TEAM_CLAIM, MIN_JW
 import { parseTrustProxy, type TrustProxy } from "./ingest/client-ip.ts";
 import { DEFAULT_EVENT_RATE_PER_CLIENT, DEFAULT_HIT_RATE_PER_SITE } from "./ingest/rate-limits.ts";
 import { repoRoot } from "./repo-root.ts";
+import { FAILED_CREDENTIALS_PER_WINDOW } from "./auth/failed-credentials.ts";
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, type PoolLimits } from "./storage/pool-limits.ts";
+import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./actors/state-budget.ts";
 
 export interface GatewayConfig {
   readonly port: number;
@@ -43,6 +46,12 @@ export interface GatewayConfig {
   readonly rollupFlushMs: number;
   /** A site actor that received no rows for this long is stopped and its visitor state released. */
   readonly actorIdleMs: number;
+  /** Visitors (SVC_VISITOR_BUDGET) and values per dimension (SVC_VALUE_BUDGET) of one site's day held exactly. */
+  readonly stateBudget: StateBudget;
+  /** Failed credential checks per client a minute before 429; 0 = unlimited (SVC_FAILED_CREDENTIALS_PER_CLIENT). */
+  readonly failedCredentialsPerMinute: number;
+  /** Timeouts of the shared pool and of the writer's own (storage/pool-limits.ts). */
+  readonly databasePools: { readonly shared: PoolLimits; readonly write: PoolLimits };
   readonly production: boolean;
   /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
   readonly auth: AuthConfig;
@@ -122,6 +131,15 @@ const ENTRIES = {
   // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
   SVC_ACTOR_IDLE_MS: entry(Config.Int("SVC_ACTOR_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
+  // See actors/state-budget.ts for why these numbers and what a site past them looks like.
+  SVC_VISITOR_BUDGET: entry(Config.Int("SVC_VISITOR_BUDGET").pipe(Config.withDefault(DEFAULT_VISITOR_BUDGET)), "an integer 1..100000000 (visitors of one site's day)", (n) => n >= 1 && n <= 100_000_000),
+  SVC_VALUE_BUDGET: entry(Config.Int("SVC_VALUE_BUDGET").pipe(Config.withDefault(DEFAULT_VALUE_BUDGET)), "an integer 1..10000000 (distinct values of one dimension of one site's day)", (n) => n >= 1 && n <= 10_000_000),
+  // See auth/failed-credentials.ts for why 30.
+  SVC_FAILED_CREDENTIALS_PER_CLIENT: entry(Config.Int("SVC_FAILED_CREDENTIALS_PER_CLIENT").pipe(Config.withDefault(FAILED_CREDENTIALS_PER_WINDOW)), "an integer 0..100000 (failed credential checks a minute; 0 = unlimited)", (n) => n >= 0 && n <= 100_000),
+  // See storage/pool-limits.ts for why these numbers.
+  SVC_DB_ACQUIRE_TIMEOUT_MS: entry(Config.Int("SVC_DB_ACQUIRE_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_ACQUIRE_TIMEOUT_MS)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
+  SVC_DB_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
+  SVC_DB_WRITE_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_WRITE_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_WRITE_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
   SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),
   SVC_ADMIN_EMAIL: entry(Config.String("SVC_ADMIN_EMAIL").pipe(Config.withDefault("admin@localhost")), "an e-mail address", (e) => /^[^\s@]+@[^\s@]+$/.test(e.trim())),
@@ -210,6 +228,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
     actorIdleMs: v.SVC_ACTOR_IDLE_MS,
+    stateBudget: { visitors: v.SVC_VISITOR_BUDGET, values: v.SVC_VALUE_BUDGET },
+    failedCredentialsPerMinute: v.SVC_FAILED_CREDENTIALS_PER_CLIENT,
+    databasePools: {
+      shared: { acquireTimeoutMs: v.SVC_DB_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: v.SVC_DB_STATEMENT_TIMEOUT_MS },
+      write: { acquireTimeoutMs: v.SVC_DB_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: v.SVC_DB_WRITE_STATEMENT_TIMEOUT_MS },
+    },
     production: v.NODE_ENV === "production",
     auth: auth.config,
     llm: {

@@ -17,6 +17,15 @@ export interface ActorRegistryOptions {
   readonly fibers: FiberSet.FiberSet<void>;
 }
 
+/** A site whose state of today went past its memory budget (/healthz → actors.over_budget). */
+export interface OverBudget {
+  readonly site: number;
+  readonly visitors: number;
+  readonly visitors_inferred: boolean;
+  readonly inferred_rows: number;
+  readonly folded_values: number;
+}
+
 export class ActorRegistry {
   private readonly actors = new Map<number, { actor: SiteActor; fiber: Fiber.Fiber<void> }>();
   /** Actors stopped because they were idle, and the mailbox-full rejections they had counted (for /healthz). */
@@ -80,14 +89,19 @@ export class ActorRegistry {
     });
   }
 
-  stats(): { active: number; mailbox_depth: number; rejected_full: number; stopped_idle: number } {
+  stats(): { active: number; mailbox_depth: number; rejected_full: number; stopped_idle: number; over_budget: OverBudget[] } {
     let depth = 0;
     let rejected = this.rejectedByStopped;
+    const overBudget: OverBudget[] = [];
     for (const { actor } of this.actors.values()) {
       depth += actor.depth;
       rejected += actor.rejected;
+      const use = actor.overBudget;
+      if (use !== null) {
+        overBudget.push({ site: actor.siteId, visitors: use.visitors, visitors_inferred: use.visitorsInferred, inferred_rows: use.inferredRows, folded_values: use.foldedValues });
+      }
     }
-    return { active: this.actors.size, mailbox_depth: depth, rejected_full: rejected, stopped_idle: this.stoppedIdle };
+    return { active: this.actors.size, mailbox_depth: depth, rejected_full: rejected, stopped_idle: this.stoppedIdle, over_budget: overBudget };
   }
 
   /** Ends every mailbox and waits until each actor has handed its last rows to the writer. */

@@ -14,6 +14,8 @@ import { recountDay, replayRows } from "../rollups/day-rows.ts";
 import { RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
+import type { BudgetUse, StateBudget } from "./state-budget.ts";
+import { markVisitorBudgetDay } from "../storage/budget-days.ts";
 
 export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
@@ -37,6 +39,8 @@ export interface SiteActorDeps {
   /** Replaces one site's rollups of one UTC day with a recount of its raw rows (and forgets its unwritten counts). */
   readonly replaceDay: (siteId: number, dayStart: number, counts: readonly RollupDelta[]) => Promise<void>;
   readonly faults: FaultInjector;
+  /** Visitors and values per dimension of a day held exactly (state-budget.ts). */
+  readonly budget: StateBudget;
 }
 
 /** What a request whose rows were in a crashed actor's hands is answered with (a 503 by the ingest pipeline). */
@@ -53,6 +57,9 @@ export class SiteActor {
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
+  /** Whether the day's state passing its budget was logged, and its inferred visitors recorded (once a day). */
+  private budgetLogged = false;
+  private inferredRecorded = false;
   /** Bumped when the state is invalidated: submissions computed on an older state must not commit. */
   private generation = 0;
   /** Messages taken from the mailbox and not yet handed to the writer: answered 503 if the loop crashes. */
@@ -84,6 +91,13 @@ export class SiteActor {
 
   get visitorsToday(): number {
     return this.state?.visitors ?? 0;
+  }
+
+  /** Today's state when it went past its budget (its visitor counts inferred, or values folded); else null. */
+  get overBudget(): (BudgetUse & { readonly visitorsInferred: boolean }) | null {
+    const state = this.state;
+    if (state === null || (!state.visitorsInferred && state.budgetUse.foldedValues === 0)) return null;
+    return { ...state.budgetUse, visitorsInferred: state.visitorsInferred };
   }
 
   /**
@@ -195,7 +209,7 @@ export class SiteActor {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
       const stale = this.state.dayStart;
-      const recount = await recountDay(pool, this.siteId, stale, { counts: true });
+      const recount = await recountDay(pool, this.siteId, stale, { counts: true }, this.deps.budget);
       await this.deps.replaceDay(this.siteId, stale, recount.counts);
       if (stale === dayStart) recounted = recount;
     }
@@ -207,15 +221,18 @@ export class SiteActor {
     const salt = await this.deps.loadSalt(this.siteId, day);
     if (recounted === null && restored !== null && !this.stale && restored.state.dayStart === dayStart) {
       // A clean stop saved today's state: only rows committed after it are replayed (none, normally).
+      restored.state.budget = this.deps.budget;
+      restored.visits.budget = this.deps.budget;
       const { rows } = await replayRows(pool, restored, restored.state.watermark + 1, { counts: false });
       log.info("site state restored from the last clean stop", { site: this.siteId, rows_after: rows, visitors: restored.state.visitors });
       recounted = { ...restored, rows: 0 };
     }
-    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }));
+    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }, this.deps.budget));
     if (rows > 0) log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
     this.state = state;
     this.visits = visits;
+    if (this.day !== day) this.budgetLogged = this.inferredRecorded = false;
     this.day = day;
     this.stale = false;
   }
@@ -253,6 +270,20 @@ export class SiteActor {
         }
       }
       ends.push(events.length, hits.length);
+    }
+    if (!this.inferredRecorded && state.visitorsInferred) {
+      // The read API marks the day's visitors inferred from this row on; a lost write is retried with the next batch.
+      this.inferredRecorded = true;
+      markVisitorBudgetDay(this.deps.pool, this.siteId, state.dayStart).catch((error: unknown) => {
+        this.inferredRecorded = false;
+        this.deps.log.warn("could not record a day past the visitor budget", { site: this.siteId, error: String(error) });
+      });
+    }
+    if (!this.budgetLogged && this.overBudget !== null) {
+      this.budgetLogged = true;
+      this.deps.log.warn("site past its memory budget today: new visitors count as new on every row (visitor counts inferred), new values fold into (other)", {
+        site: this.siteId, day: this.day, visitor_budget: this.deps.budget.visitors, value_budget: this.deps.budget.values, ...this.overBudget,
+      });
     }
     const generation = this.generation;
     return {

@@ -14,9 +14,11 @@
 // stored rows through `attribute` changes nothing: each stored row already carries its visit's values.
 //
 // Memory: one Map entry and one 2-field record per visitor of the day, plus one attribution record per
-// visit whose entry differs from the previous (about 60 B + 10 references).
+// visit whose entry differs from the previous (about 60 B + 10 references). Past the visitor budget
+// (state-budget.ts) a new visitor's rows keep their own labels: no visit is opened for it.
 import { VISIT_RULES } from "@svc/core";
 import type { EventRow } from "../storage/rows.ts";
+import { type StateBudget, UNBOUNDED } from "./state-budget.ts";
 
 /** 30 minutes: the inactivity that ends a visit, as in every mainstream web analytics product. */
 export const VISIT_GAP_MS = 30 * 60_000;
@@ -40,6 +42,9 @@ const takesPart = (actor: string): boolean => actor === "human" || actor === "hu
 export class VisitState {
   private readonly visits = new Map<string, Visit>();
 
+  /** The gateway's budget; a visitor past `budget.visitors` gets no visit. */
+  constructor(public budget: StateBudget = UNBOUNDED) {}
+
   get size(): number {
     return this.visits.size;
   }
@@ -51,6 +56,7 @@ export class VisitState {
   attribute(row: VisitRow, hashKey: string): void {
     if (!takesPart(row.actor)) return;
     const visit = this.visits.get(hashKey);
+    if (visit === undefined && this.visits.size >= this.budget.visitors) return;
     if (visit === undefined || row.ts - visit.lastTs >= VISIT_GAP_MS) {
       const entry = attributionOf(row);
       if (visit === undefined) this.visits.set(hashKey, { lastTs: row.ts, entry });
@@ -84,6 +90,7 @@ export class VisitState {
   replay(row: VisitRow, hashKey: string): void {
     if (!takesPart(row.actor)) return;
     const visit = this.visits.get(hashKey);
+    if (visit === undefined && this.visits.size >= this.budget.visitors) return;
     if (visit === undefined) this.visits.set(hashKey, { lastTs: row.ts, entry: attributionOf(row) });
     else {
       if (row.ts - visit.lastTs >= VISIT_GAP_MS) visit.entry = attributionOf(row);

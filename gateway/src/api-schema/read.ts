@@ -52,6 +52,10 @@ export const SeriesPoint = Schema.Struct({
 
 export const StatsResponse = Schema.Struct({
   ...WindowEcho,
+  visitors_basis: Schema.optionalKey(Schema.Literal("inferred")).annotate({
+    description: "Present when a day of the window went past the site's visitor budget (SVC_VISITOR_BUDGET): its visitors are an upper bound, not exact.",
+  }),
+  visitors_inferred_days: Schema.optionalKey(Schema.Array(Schema.String)).annotate({ description: "Those days (YYYY-MM-DD)." }),
   current: Totals,
   previous: Schema.Struct({ from: Schema.String, to: Schema.String, totals: Totals }),
   change: Schema.Struct({

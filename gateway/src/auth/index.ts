@@ -13,6 +13,8 @@ import { type AuthConfig, LOGIN_IN_JWT_MODE } from "./auth-config.ts";
 import { type CookiePolicy, readCredential } from "./credentials.ts";
 import { checkCookieWrite, type CsrfPolicy } from "./csrf.ts";
 import { ExternalJwtVerifier } from "./external-jwt.ts";
+import { FailedCredentialLimit } from "./failed-credentials.ts";
+import { clientIp } from "../ingest/client-ip.ts";
 import type { Principal } from "./principal.ts";
 import { ADMIN_TEAM_ID, type IssuedSession, SessionTokens } from "./session-tokens.ts";
 
@@ -51,6 +53,8 @@ export interface AuthenticatorDeps {
   readonly log: Logger;
   /** Cookie naming (Secure, `__Host-`) and the CSRF check of cookie-authenticated writes. */
   readonly web: CookiePolicy & CsrfPolicy;
+  /** Failed credential checks one client may have a minute before 429; 0 = unlimited (failed-credentials.ts). */
+  readonly failedCredentialsPerMinute: number;
 }
 
 const MISSING = "missing credentials: send the svc_session cookie or Authorization: Bearer <session token or API key>";
@@ -75,21 +79,25 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
     log.info("authentication: jwt mode", { issuer: config.issuer, audience: config.audience, jwks: config.jwksUrl !== null, hs256: config.jwtSecret !== null, team_claim: config.teamClaim });
   }
 
+  const failures = new FailedCredentialLimit(clock.now, deps.failedCredentialsPerMinute);
+
   const authenticate = async (req: HttpRequest): Promise<Principal> => {
     const credential = readCredential(req, web);
     if (credential === null) throw new ApiError("unauthorized", MISSING);
     if (credential.from === "cookie") checkCookieWrite(req, web);
-    if (credential.kind === "api_key") {
-      const principal = await keys.verify(credential.value);
-      if (!principal) throw new ApiError("unauthorized", "invalid or revoked API key");
-      return principal;
-    }
-    if (sessions) {
-      const principal = await sessions.verify(credential.value);
-      if (!principal) throw new ApiError("unauthorized", "invalid, expired or logged-out session");
-      return principal;
-    }
-    return external!.verify(credential.value);
+    return failures.guard(clientIp(req.remoteAddress, req.headers["x-forwarded-for"], web.trustProxy), async () => {
+      if (credential.kind === "api_key") {
+        const principal = await keys.verify(credential.value);
+        if (!principal) throw new ApiError("unauthorized", "invalid or revoked API key");
+        return principal;
+      }
+      if (sessions) {
+        const principal = await sessions.verify(credential.value);
+        if (!principal) throw new ApiError("unauthorized", "invalid, expired or logged-out session");
+        return principal;
+      }
+      return external!.verify(credential.value);
+    });
   };
 
   const authenticateAdmin = async (req: HttpRequest): Promise<Principal> => {

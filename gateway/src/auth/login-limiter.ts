@@ -38,6 +38,15 @@ export class LoginLimiter {
 
   /** Records an attempt by this client address (null = unknown address, one shared bucket) unless it is over the limit. */
   attempt(clientAddress: string | null): LimitDecision {
+    return this.decide(clientAddress, true);
+  }
+
+  /** Whether this client is over the limit, without recording an attempt (failed-credentials.ts records only failures). */
+  check(clientAddress: string | null): LimitDecision {
+    return this.decide(clientAddress, false);
+  }
+
+  private decide(clientAddress: string | null, record: boolean): LimitDecision {
     const now = this.now();
     const id = createHmac("sha256", this.key).update(limiterKey(clientAddress)).digest("base64url");
     const times = (this.attempts.get(id) ?? []).filter((t) => t > now - this.windowMs);
@@ -45,6 +54,10 @@ export class LoginLimiter {
     if (times.length >= this.limit) {
       this.attempts.set(id, times);
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((times[0]! + this.windowMs - now) / 1000)) };
+    }
+    if (!record) {
+      if (times.length > 0) this.attempts.set(id, times);
+      return { ok: true };
     }
     times.push(now);
     if (this.attempts.size >= this.maxClients) this.evict(now);

@@ -52,7 +52,7 @@ import { siteRoutes } from "../routes/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
-import { type Database, guardPool, openDatabase } from "../storage/database.ts";
+import { type Database, guardPool, openDatabase, openWritePool } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
 import { replaceDayRollups } from "../rollups/rollup-writes.ts";
 import { saltForDay } from "../storage/salts.ts";
@@ -62,7 +62,7 @@ import { PendingCommits } from "../writer/pending-commits.ts";
 import {
   ActorsService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
   HttpService, LiveService, LogService, MaintenanceService, PendingCommitsService, RollupsService, SitesService,
-  SupervisorService, WriterService,
+  SupervisorService, WritePoolService, WriterService,
 } from "./services.ts";
 
 export const BODY_LIMIT = 64 * 1024;
@@ -87,13 +87,27 @@ export const databaseLayer = (given: Database | undefined) =>
       }
       return yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line), waitForServer: true }),
+          try: () => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: (line) => log.info(line), waitForServer: true, limits: config.databasePools.shared }),
           catch: (error) => error,
         }),
         (database) => Effect.promise(() => database.close()),
       );
     }),
   );
+
+/** The writer's and flusher's pool on the same database; ended after both have written their last rows. */
+export const writePoolLayer = Layer.effect(
+  WritePoolService,
+  Effect.gen(function* () {
+    const { url } = yield* DatabaseService;
+    const config = yield* ConfigService;
+    const log = yield* LogService;
+    return yield* Effect.acquireRelease(
+      Effect.sync(() => openWritePool(url, config.writerInFlight, config.databasePools.write, (line) => log.warn(line))),
+      (pool) => Effect.promise(() => pool.end()),
+    );
+  }),
+);
 
 /** Reachability of PostgreSQL as every client reports it; the probe ends with the scope. */
 export const healthLayer = Layer.effect(
@@ -183,7 +197,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
   Layer.effect(
     RollupsService,
     Effect.gen(function* () {
-      const { pool } = yield* DatabaseService;
+      const pool = yield* WritePoolService;
       const config = yield* ConfigService;
       const clock = yield* ClockService;
       const log = yield* LogService;
@@ -216,7 +230,7 @@ export const writerLayer = (commit: CommitFn) =>
   Layer.effect(
     WriterService,
     Effect.gen(function* () {
-      const { pool } = yield* DatabaseService;
+      const pool = yield* WritePoolService;
       const config = yield* ConfigService;
       const log = yield* LogService;
       const health = yield* HealthService;
@@ -270,6 +284,7 @@ export const actorsLayer = Layer.effect(
         writer,
         log,
         faults: yield* FaultsService,
+        budget: config.stateBudget,
         loadSalt: (id, day) => saltForDay(pool, id, day),
         replaceDay: (id, dayStart, counts) =>
           rollups.exclusive(async (ledger) => {
@@ -318,7 +333,7 @@ export const authLayer = Layer.effect(
     const clock = yield* ClockService;
     const log = yield* LogService;
     const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
-    return yield* Effect.tryPromise({ try: () => createAuthenticator({ pool, config: config.auth, clock, log, web }), catch: (error) => error });
+    return yield* Effect.tryPromise({ try: () => createAuthenticator({ pool, config: config.auth, clock, log, web, failedCredentialsPerMinute: config.failedCredentialsPerMinute }), catch: (error) => error });
   }),
 );
 
@@ -434,6 +449,6 @@ export const gatewayLayer = (options: GatewayLayerOptions) =>
     Layer.provideMerge(Layer.mergeAll(actorsLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(Layer.mergeAll(rollupsLayer(options.writeRollups), liveLayer)),
-    Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer)),
+    Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer, writePoolLayer)),
     Layer.provideMerge(databaseLayer(options.database)),
   );

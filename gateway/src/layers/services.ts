@@ -2,6 +2,7 @@
 // part receives the others it needs from its layer, never through a late-bound reference.
 import type { Clock } from "@svc/core";
 import { Context } from "effect";
+import type pg from "pg";
 import type { ActorRegistry } from "../actors/registry.ts";
 import type { DayState } from "../actors/snapshot.ts";
 import type { AuthService } from "../auth/index.ts";
@@ -29,6 +30,8 @@ export class SupervisorService extends Context.Service<SupervisorService, Superv
 export class FaultsService extends Context.Service<FaultsService, FaultInjector>()("svc/Faults") {}
 /** The pool (and, for the embedded server, the server) the process uses. */
 export class DatabaseService extends Context.Service<DatabaseService, Database>()("svc/Database") {}
+/** The writer's and the rollup flusher's own pool (storage/pool-limits.ts), apart from reads and look-ups. */
+export class WritePoolService extends Context.Service<WritePoolService, pg.Pool>()("svc/WritePool") {}
 export class HealthService extends Context.Service<HealthService, DatabaseHealth>()("svc/DatabaseHealth") {}
 export class SitesService extends Context.Service<SitesService, SiteCache>()("svc/Sites") {}
 export class PendingCommitsService extends Context.Service<PendingCommitsService, PendingCommits>()("svc/PendingCommits") {}

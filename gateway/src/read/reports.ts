@@ -6,6 +6,7 @@ import type { ActorLabel, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
 import { type AiRow, type Counts, type ValueCounts, aiRollups, dailyTotals, eventCounts, hourlyTotals, valueSums, zeroCounts } from "./rollup-reads.ts";
 import { type SettledCache, splitSettled } from "./settled-cache.ts";
+import { visitorBudgetDays } from "../storage/budget-days.ts";
 import { type DayRange, type ReadWindow, windowBuckets } from "./window.ts";
 
 // Hourly series up to 2 days (≤ 48 points); beyond that a daily one (≤ 366 points).
@@ -30,9 +31,10 @@ const echo = (siteId: number, actor: ActorLabel | "all", w: ReadWindow) => ({ si
 export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLabel | "all", w: ReadWindow): Promise<typeof StatsResponse.Type> {
   const grain = w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
   const buckets = windowBuckets(w, grain);
-  const [days, hours] = await Promise.all([
+  const [days, hours, inferredDays] = await Promise.all([
     dailyTotals(pool, siteId, w.totalActors, { from: w.previous.from, to: w.to }),
     grain === "hour" ? hourlyTotals(pool, siteId, w.totalActors, w.startMs, w.currentHourMs) : Promise.resolve(null),
+    visitorBudgetDays(pool, siteId, { from: w.from, to: w.to }),
   ]);
   let current = zeroCounts();
   let previous = zeroCounts();
@@ -41,12 +43,14 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
     else previous = add(previous, counts);
   }
   const perBucket = hours ?? days;
-  // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts).
-  const basis: Derived["basis"] = "observed";
+  // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
+  // except on days the site went past its visitor budget (actors/state-budget.ts): an upper bound there.
+  const basis: Derived["basis"] = inferredDays.length > 0 ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
   return {
     ...echo(siteId, actor, w),
+    ...(inferredDays.length > 0 ? { visitors_basis: "inferred" as const, visitors_inferred_days: inferredDays } : {}),
     current: cur,
     previous: { from: w.previous.from, to: w.previous.to, totals: prev },
     change: {

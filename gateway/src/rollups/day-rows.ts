@@ -8,6 +8,7 @@ import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 import { type DeltaSink, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
 import { type VisitRow, VisitState } from "../actors/visit-state.ts";
+import { type StateBudget, UNBOUNDED } from "../actors/state-budget.ts";
 import { DAY_MS } from "@svc/core";
 
 
@@ -59,8 +60,8 @@ export interface DayRecount {
  * `counts`, the deltas of the whole day are kept (one per counter and hour, so their number is bounded
  * by the day's distinct values × 24, not by its rows); without, they are dropped as they come.
  */
-export async function recountDay(pool: pg.Pool, siteId: number, dayStart: number, options: { counts: boolean }): Promise<DayRecount> {
-  const recount = { state: new RollupState(siteId, dayStart), visits: new VisitState() };
+export async function recountDay(pool: pg.Pool, siteId: number, dayStart: number, options: { counts: boolean }, budget: StateBudget = UNBOUNDED): Promise<DayRecount> {
+  const recount = { state: new RollupState(siteId, dayStart, budget), visits: new VisitState(budget) };
   const { rows, counts } = await replayRows(pool, recount, dayStart, options);
   return { ...recount, rows, counts };
 }

@@ -19,9 +19,13 @@
 // Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
+//
+// Both the visitors and each dimension's values have a budget (actors/state-budget.ts): past it, a new
+// visitor's rows count as new visitors without being remembered, and new values count under `(other)`.
 import { HOUR_MS, ruleValue } from "@svc/core";
 import type { LedgerSlot } from "./ledger.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
+import { type BudgetUse, OTHER_VALUE, type StateBudget, UNBOUNDED } from "../actors/state-budget.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
@@ -108,8 +112,12 @@ const NEW_TODAY = 0;
 const NEW_THIS_HOUR = 1;
 const COUNTED = 2;
 
-/** Whether `visitor` was already counted in `slot` today and this hour, recording that it now is. */
-function countIn(visitor: Visitor, slot: Slot, hour: number): typeof NEW_TODAY | typeof NEW_THIS_HOUR | typeof COUNTED {
+/**
+ * Whether `visitor` was already counted in `slot` today and this hour, recording that it now is. A visitor
+ * past the budget (null) is not remembered: each of its rows is new.
+ */
+function countIn(visitor: Visitor | null, slot: Slot, hour: number): typeof NEW_TODAY | typeof NEW_THIS_HOUR | typeof COUNTED {
+  if (visitor === null) return NEW_TODAY;
   let i: number;
   // A visitor restored from a snapshot gets its Map when it comes back, not at boot for every visitor.
   if (visitor.index === null && visitor.slots.length > LIST_MAX) visitor.index = new Map(visitor.slots.map((s, j) => [s, j]));
@@ -150,17 +158,35 @@ export class RollupState {
   private allTotal: Slot | null = null;
   /** The latest time stamp (ms) counted: a snapshot covers the rows up to it. */
   private latest: number;
+  /** Rows of visitors past the budget, each counted as a new one, and row values folded into `(other)`. */
+  private inferredRows = 0;
+  private foldedValues = 0;
 
   constructor(
     readonly siteId: number,
     /** ms at 00:00 UTC of the day this state covers. */
     readonly dayStart: number,
+    /** How many visitors and values per dimension are kept exactly (state-budget.ts); a restored state gets the gateway's. */
+    public budget: StateBudget = UNBOUNDED,
   ) {
     this.latest = dayStart - 1;
   }
 
   get visitors(): number {
     return this.visitorsByHash.size;
+  }
+
+  /**
+   * What the day did past its budget. A state at its visitor budget counts as past it too: after a restore
+   * from a snapshot the rows counted beyond it are not known, only that the budget was reached.
+   */
+  get budgetUse(): BudgetUse {
+    return { visitors: this.visitorsByHash.size, inferredRows: this.inferredRows, foldedValues: this.foldedValues };
+  }
+
+  /** The day's visitor counts are an upper bound, not exact: visitors past the budget were not remembered. */
+  get visitorsInferred(): boolean {
+    return this.inferredRows > 0 || this.visitorsByHash.size >= this.budget.visitors;
   }
 
   get watermark(): number {
@@ -183,13 +209,7 @@ export class RollupState {
   observe(row: RollupRow, out: DeltaSink, hashKey: string = row.visitor_hash.toString("latin1")): void {
     const hour = row.ts - (row.ts % HOUR_MS);
     if (row.ts > this.latest) this.latest = row.ts;
-    let visitor = this.visitorsByHash.get(hashKey);
-    if (visitor === undefined) {
-      visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], index: null };
-      this.visitorsByHash.set(hashKey, visitor);
-    }
-    visitor.lastSeen = row.ts;
-    visitor.lastActor = row.actor;
+    const visitor = this.visitorOf(hashKey, row);
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
@@ -198,15 +218,37 @@ export class RollupState {
     forEachDimension(row, (dim, value, index) => {
       const byValue = dims[index]!;
       let slot = byValue.get(value);
-      if (!slot) byValue.set(value, (slot = this.newSlot(actor, dim, value)));
+      if (!slot) {
+        if (byValue.size >= this.budget.values) {
+          this.foldedValues++;
+          slot = byValue.get(OTHER_VALUE);
+          if (!slot) byValue.set(OTHER_VALUE, (slot = this.newSlot(actor, dim, OTHER_VALUE)));
+        } else byValue.set(value, (slot = this.newSlot(actor, dim, value)));
+      }
       this.count(visitor, slot, hour, out, pageviews, events, hits);
     });
     this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
     this.count(visitor, this.allTotal, hour, out, pageviews, events, hits);
   }
 
+  /** The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors). */
+  private visitorOf(hashKey: string, row: RollupRow): Visitor | null {
+    let visitor = this.visitorsByHash.get(hashKey);
+    if (visitor === undefined) {
+      if (this.visitorsByHash.size >= this.budget.visitors) {
+        this.inferredRows++;
+        return null;
+      }
+      visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], index: null };
+      this.visitorsByHash.set(hashKey, visitor);
+    }
+    visitor.lastSeen = row.ts;
+    visitor.lastActor = row.actor;
+    return visitor;
+  }
+
   /** Adds one row's counts to `slot`'s delta in `out`, and the visitor when it is new there this hour or today. */
-  private count(visitor: Visitor, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number): void {
+  private count(visitor: Visitor | null, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number): void {
     const seen = countIn(visitor, slot, hour);
     let d = slot.delta;
     if (slot.sink !== out || d === null || d.hour !== hour) {

@@ -5,6 +5,7 @@ import { startEmbeddedServer, type EmbeddedServer } from "./embedded-server.ts";
 import { runMigrations } from "./migrations.ts";
 import { ensureMonthlyPartitions } from "./partitions.ts";
 import { isConnectionError } from "./database-health.ts";
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, type PoolLimits, poolLimitOptions } from "./pool-limits.ts";
 
 export interface Database {
   readonly pool: pg.Pool;
@@ -15,12 +16,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// 8 connections: the writer holds one per in-flight batch (group commit keeps that at 1–2), plus reads,
-// partition maintenance and retention; PostgreSQL's default max_connections is 100.
+// 8 connections: reads, authentication, site look-ups, the site actors' recounts, partition maintenance and
+// retention (the writer and the rollup flusher have their own pool, pool-limits.ts); PostgreSQL's default
+// max_connections is 100.
 const DEFAULT_POOL_SIZE = 8;
-// A checkout waits at most 5 s for a connection: with the server gone, connecting fails at once, but a
-// server that accepts and never answers (a network partition) must not hold requests and memory forever.
-const CONNECT_TIMEOUT_MS = 5_000;
 // Waiting for a server that is still starting: 250 ms doubling to 5 s between attempts.
 const WAIT_FIRST_MS = 250;
 const WAIT_MAX_MS = 5_000;
@@ -66,6 +65,8 @@ export async function openDatabase(opts: {
   dataDir: string;
   log: (line: string) => void;
   poolSize?: number;
+  /** Acquire and statement timeouts (pool-limits.ts); without, a 5 s acquire timeout and no statement timeout. */
+  limits?: PoolLimits;
   /** The clock for the partitions made at boot; the wall clock unless a test injects one. */
   nowMs?: () => number;
   /** Wait for a DATABASE_URL server that is not up yet (the gateway) instead of failing at once (the CLI). */
@@ -77,7 +78,8 @@ export async function openDatabase(opts: {
     server = await startEmbeddedServer({ dataDir: opts.dataDir, log: opts.log });
     url = server.url;
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const limits = opts.limits ?? { acquireTimeoutMs: DEFAULT_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: 0 };
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? DEFAULT_POOL_SIZE, ...poolLimitOptions(limits) });
   guardPool(pool, opts.log);
   try {
     if (opts.waitForServer === true) await waitForDatabase(pool, url, opts.log);
@@ -102,6 +104,16 @@ export async function openDatabase(opts: {
       return closing;
     },
   };
+}
+
+/**
+ * The writer's and flusher's own pool on the database at `url` (pool-limits.ts says why). `inFlight` commits
+ * at once, plus one connection for the rollup flush and one for a commit retried after a failure (bisect-write.ts).
+ */
+export function openWritePool(url: string, inFlight: number, limits: PoolLimits, log: (line: string) => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: inFlight + 2, ...poolLimitOptions(limits) });
+  guardPool(pool, log);
+  return pool;
 }
 
 /** A connection URL shown in logs: the password replaced by ***. */

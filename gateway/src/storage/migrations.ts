@@ -68,6 +68,8 @@ export async function runMigrations(pool: pg.Pool, log: (line: string) => void, 
         }
         await client.query("begin");
         try {
+          // A migration may rebuild an index over millions of rows: the pool's statement timeout is for requests.
+          await client.query("set local statement_timeout = 0");
           await client.query(migration.sql);
           await client.query("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", [migration.version, migration.name, migration.checksum]);
           await client.query("commit");

@@ -50,11 +50,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = new TestClock(Date.parse(options.now ?? new Date().toISOString()));
   const logs: string[] = [];
   const config: GatewayConfig = {
-    // The ingest rate limits refill on the injected clock, which most tests never advance: they are off here
-    // and tested with their defaults in test/abuse-limits.test.ts.
+    // The ingest rate limits and the failed-credential limit refill on the injected clock, which most tests
+    // never advance: they are off here and tested with their defaults in test/abuse-limits.test.ts and
+    // test/auth/failed-credentials.test.ts.
     ...loadConfig({
       SVC_PORT: "0", SVC_HOST: "127.0.0.1", SVC_HTTP: options.transport ?? "uws", SVC_LOG_LEVEL: "debug", SVC_FLUSH_MS: "2",
-      SVC_EVENT_RATE_PER_CLIENT: "0", SVC_HIT_RATE_PER_SITE: "0", ...options.env,
+      SVC_EVENT_RATE_PER_CLIENT: "0", SVC_HIT_RATE_PER_SITE: "0", SVC_FAILED_CREDENTIALS_PER_CLIENT: "0", ...options.env,
     }),
     databaseUrl: db.url,
   };
