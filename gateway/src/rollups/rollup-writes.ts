@@ -32,17 +32,8 @@ const UPSERT_ROLLUPS = {
 };
 
 
-interface MergedRollup {
-  site_id: number;
-  bucket: number;
-  actor: string;
-  dim: string;
-  value: string;
-  pageviews: number;
-  events: number;
-  hits: number;
-  visitors: number;
-}
+/** One rollup row to upsert: a delta's key and counts, its hour turned into the table's bucket, one visitor count. */
+type MergedRollup = Omit<RollupDelta, "hour" | "visitors_hour" | "visitors_day" | "slot"> & { bucket: number; visitors: number };
 
 /** The identity of one rollup row: site, bucket (ms), actor, dimension, value. */
 export function rollupKey(siteId: number, bucket: number, actor: string, dim: string, value: string): string {
