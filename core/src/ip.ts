@@ -17,6 +17,16 @@ export function canonicalIp(ip: string): string | null {
   return formatIpv6(groups);
 }
 
+/**
+ * The /64 block of an IPv6 literal as `a:b:c:d::/64` (hex groups without leading zeros), the unit one subscriber
+ * or cloud VM is usually given; null when `ip` is not IPv6. The per-client limiters count IPv6 clients by it.
+ */
+export function ipv6Block64(ip: string): string | null {
+  const text = ip.trim();
+  if (!text.includes(":") || !parseIpv6(text, groups)) return null;
+  return `${groups[0]!.toString(16)}:${groups[1]!.toString(16)}:${groups[2]!.toString(16)}:${groups[3]!.toString(16)}::/64`;
+}
+
 /** Dotted-quad text[start, end) as a 32-bit value, or -1; no leading zeros, as isIP requires. */
 function ipv4Value(text: string, start: number, end: number): number {
   let value = 0;

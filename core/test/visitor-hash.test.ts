@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { canonicalIp, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
+import { canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
 
 // Vectors computed independently (Python hashlib) from the byte layout in core/README.md:
 // sha256(salt || "<site_id>" 0x00 "<ip>" 0x00 "<user agent>"), text as UTF-8.
@@ -72,6 +72,22 @@ describe("canonicalIp accepts exactly what isIP accepts", () => {
     "1.2.3.4::", "::1.2.3.4:1", "ABCD:EF01::", "0000:0000:0000:0000:0000:0000:0000:0001", "00000::1", "1:2:3:4:5::1.2.3.4", "::ffff:01.2.3.4",
   ])("%s", (ip) => {
     expect(canonicalIp(ip) !== null).toBe(isIP(ip) !== 0);
+  });
+});
+
+describe("ipv6Block64", () => {
+  it.each([
+    ["2001:db8:1:2::1", "2001:db8:1:2::/64"],
+    ["2001:DB8:0001:0002:ffff:ffff:ffff:fffe", "2001:db8:1:2::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["64:ff9b::192.0.2.33", "64:ff9b:0:0::/64"],
+    ["1:2:3:4:5:6:1.2.3.4", "1:2:3:4::/64"],
+    ["203.0.113.7", null],
+    ["1::2::3", null],
+    ["", null],
+  ])("%s → %s", (ip, block) => {
+    expect(ipv6Block64(ip)).toBe(block);
   });
 });
 

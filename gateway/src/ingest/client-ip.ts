@@ -7,6 +7,7 @@
 // - addresses and networks (CIDRs, IPv4 and IPv6): X-Forwarded-For is read only when the TCP peer is one of
 //   them, and the client is the rightmost entry that is not (a chain of trusted proxies is walked through).
 import net from "node:net";
+import { ipv6Block64 } from "@svc/core";
 
 export interface TrustProxy {
   /** Trusted hops by count; 0 when none, or when `networks` names the proxies instead. */
@@ -94,22 +95,5 @@ export function forwardedValue(socketAddress: string, header: string | undefined
  */
 export function limiterKey(ip: string | null): string {
   if (ip === null) return "";
-  if (!net.isIPv6(ip)) return ip;
-  return `${expandIpv6(ip).slice(0, 4).join(":")}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, as numbers in hex without leading zeros. */
-function expandIpv6(ip: string): string[] {
-  let text = ip.toLowerCase().split("%")[0]!;
-  // A trailing dotted IPv4 part (64:ff9b::1.2.3.4) is two groups.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split(".").map(Number) as [number, number, number, number];
-    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split("::") as [string, string | undefined];
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const fill = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill("0");
-  return [...left, ...fill, ...right].map((g) => parseInt(g, 16).toString(16));
+  return ipv6Block64(ip) ?? ip;
 }

@@ -11,10 +11,10 @@
 //
 // Memory is bounded: at most 100,000 buckets per limiter (about 15 MB at ~150 B each); past that the least
 // recently seen bucket is forgotten, which only ever makes a limit more lenient for that key. Client addresses
-// are kept only as HMAC-SHA-256 under a key made at boot (as the login limiter does).
-import { createHmac, randomBytes } from "node:crypto";
+// are kept only as SipHash-2-4 under a key made at boot (siphash.ts: why not HMAC, as the login limiter uses).
 import { ApiError } from "../errors.ts";
 import { limiterKey } from "./client-ip.ts";
+import { randomSipKey, sipHash24 } from "./siphash.ts";
 
 export const DEFAULT_EVENT_RATE_PER_CLIENT = 10;
 export const DEFAULT_HIT_RATE_PER_SITE = 1_000;
@@ -27,9 +27,9 @@ interface Bucket {
   at: number;
 }
 
-export class TokenBuckets {
+export class TokenBuckets<Key extends string | number = string> {
   /** Map order = least recently used first. */
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<Key, Bucket>();
   private readonly capacity: number;
 
   constructor(
@@ -45,7 +45,7 @@ export class TokenBuckets {
   }
 
   /** Takes `n` tokens, or says how many whole seconds until they are there. */
-  take(key: string, n = 1): { ok: true } | { ok: false; retryAfterSeconds: number } {
+  take(key: Key, n = 1): { ok: true } | { ok: false; retryAfterSeconds: number } {
     const now = this.now();
     const found = this.buckets.get(key);
     const bucket = found ?? { tokens: this.capacity, at: now };
@@ -54,7 +54,7 @@ export class TokenBuckets {
       bucket.at = now;
       this.buckets.delete(key);
     } else if (this.buckets.size >= this.maxBuckets) {
-      this.buckets.delete(this.buckets.keys().next().value as string);
+      this.buckets.delete(this.buckets.keys().next().value as Key);
     }
     this.buckets.set(key, bucket);
     if (bucket.tokens >= n) {
@@ -75,22 +75,21 @@ export interface IngestLimits {
 }
 
 export function createIngestLimits(options: { eventRatePerClient: number; hitRatePerSite: number; now: () => number }): IngestLimits {
-  const events = options.eventRatePerClient > 0 ? new TokenBuckets(options.eventRatePerClient, options.now) : null;
-  const hits = options.hitRatePerSite > 0 ? new TokenBuckets(options.hitRatePerSite, options.now) : null;
-  const secret = randomBytes(32);
+  const events = options.eventRatePerClient > 0 ? new TokenBuckets<number>(options.eventRatePerClient, options.now) : null;
+  const hits = options.hitRatePerSite > 0 ? new TokenBuckets<number>(options.hitRatePerSite, options.now) : null;
+  const secret = randomSipKey();
   const refuse = (what: string, retryAfterSeconds: number): never => {
     throw new ApiError("rate_limited", `too many ${what}; retry later`, undefined, { "retry-after": String(retryAfterSeconds) });
   };
   return {
     event(clientAddress) {
       if (!events) return;
-      const key = createHmac("sha256", secret).update(limiterKey(clientAddress)).digest("base64url").slice(0, 22);
-      const decision = events.take(key);
+      const decision = events.take(sipHash24(secret, limiterKey(clientAddress)));
       if (!decision.ok) refuse("events from this client", decision.retryAfterSeconds);
     },
     hits(siteId, count) {
       if (!hits) return;
-      const decision = hits.take(String(siteId), count);
+      const decision = hits.take(siteId, count);
       if (!decision.ok) refuse("hits for this site", decision.retryAfterSeconds);
     },
     stats: () => ({ event_clients: events?.size ?? 0, hit_sites: hits?.size ?? 0 }),
