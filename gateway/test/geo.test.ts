@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { isReservedAddress, openCountryLookup } from "../src/geo/country.ts";
+import { COUNTRY_CACHE_MAX, isReservedAddress, openCountryLookup } from "../src/geo/country.ts";
 import { clientIp, parseTrustProxy } from "../src/ingest/client-ip.ts";
 
 describe("country lookup", () => {
   const country = openCountryLookup(null);
-  it.each([
+  const cases: [string, string | null][] = [
     ["81.2.69.142", "GB"],
     ["8.8.8.8", "US"],
     ["2001:4860:4860::8888", "US"],
@@ -14,8 +14,19 @@ describe("country lookup", () => {
     ["::1", null],
     ["fd00::1", null],
     ["not an ip", null],
-  ])("%s → %s", (ip, expected) => {
+  ];
+  it.each(cases)("%s → %s", (ip, expected) => {
     expect(country(ip)).toBe(expected);
+  });
+
+  it("answers from its cache as from the file: again, and after the cache filled up and was emptied", () => {
+    const fresh = openCountryLookup(null);
+    const answers = () => cases.map(([ip]) => fresh(ip));
+    const expected = cases.map(([, code]) => code);
+    expect(answers()).toEqual(expected);
+    expect(answers()).toEqual(expected);
+    for (let i = 0; i <= COUNTRY_CACHE_MAX; i++) fresh(`${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.1`);
+    expect(answers()).toEqual(expected);
   });
 
   it("names its data source and licence", () => {
