@@ -84,7 +84,7 @@ describe("/api/hit: per site", () => {
 });
 
 describe("the limiter's memory", () => {
-  it("holds at most its bucket budget however many clients there are, forgetting the least recently seen", () => {
+  it("holds at most its bucket budget however many clients there are, forgetting the longest unseen", () => {
     const buckets = new TokenBuckets(1, () => 0, 1000);
     for (let i = 0; i < 5000; i++) buckets.take(`client-${i}`);
     expect(buckets.size).toBe(1000);
@@ -93,5 +93,16 @@ describe("the limiter's memory", () => {
     expect(buckets.take("client-4999").ok).toBe(false);
     expect(buckets.take("client-0").ok).toBe(true);
     expect(MAX_BUCKETS).toBe(100_000);
+  });
+
+  it("forgets a bucket not taken from since it was filed before one that was (second chance)", () => {
+    const buckets = new TokenBuckets(1, () => 0, 3); // 30 tokens a bucket
+    for (const key of ["a", "b", "c", "a"]) buckets.take(key);
+    buckets.take("d"); // full: "a" was taken from again, so "b" goes
+    expect(buckets.size).toBe(3);
+    for (let i = 0; i < 28; i++) expect(buckets.take("a").ok).toBe(true);
+    expect(buckets.take("a").ok).toBe(false);
+    for (let i = 0; i < 30; i++) expect(buckets.take("b").ok).toBe(true);
+    expect(buckets.take("b").ok).toBe(false);
   });
 });
