@@ -11,6 +11,9 @@ import { repoRoot } from "./repo-root.ts";
 import { FAILED_CREDENTIALS_PER_WINDOW } from "./auth/failed-credentials.ts";
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, type PoolLimits } from "./storage/pool-limits.ts";
 import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./lanes/state-budget.ts";
+import { ConfigInvalid } from "@svc/core";
+
+export { ConfigInvalid };
 
 export interface GatewayConfig {
   readonly port: number;
@@ -80,12 +83,6 @@ export interface LlmEnvironment {
   readonly insightsEveryHours: number;
 }
 
-export class ConfigInvalid extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
-    this.name = "ConfigInvalid";
-  }
-}
 
 interface Entry<T> {
   readonly config: Config.Config<T>;
