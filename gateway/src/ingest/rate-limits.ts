@@ -10,8 +10,9 @@
 //   hits are counted after the site's hit token (if any) was checked, so a stranger cannot use up the budget.
 //
 // Memory is bounded: at most 100,000 buckets per limiter (about 15 MB at ~150 B each); past that a bucket not
-// seen lately is forgotten (`TokenBuckets.evict`), which only ever makes a limit more lenient for that key. Client addresses
-// are kept only as SipHash-2-4 under a key made at boot (siphash.ts: why not HMAC, as the login limiter uses).
+// used lately is forgotten (`TokenBuckets.evict`), which only ever makes a limit more lenient for that key.
+// Client addresses are kept only as SipHash-2-4 under a key made at boot (siphash.ts says why not HMAC, which
+// the login limiter, off the hot path, still uses).
 import { ApiError } from "../errors.ts";
 import { limiterKey } from "./client-ip.ts";
 import { randomSipKey, sipHash24 } from "./siphash.ts";

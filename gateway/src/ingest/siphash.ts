@@ -1,9 +1,10 @@
-// SipHash-2-4 (Aumasson & Bernstein, "SipHash: a fast short-input PRF"): the keyed hash the per-client event
-// limiter files client addresses under. It was HMAC-SHA-256 through node:crypto, ~3.1 µs per request on this
-// box (a Hmac object, key setup, digest and base64url each time) — 9 % of the gateway's CPU at full ingest load.
+// SipHash-2-4 (Aumasson & Bernstein, "SipHash: a fast short-input PRF"): the keyed hash client addresses are
+// filed under in memory, by the per-client event limiter and the country cache (geo/country.ts). The limiter's
+// was HMAC-SHA-256 through node:crypto, ~3.1 µs per request on this box (a Hmac object, key setup, digest and
+// base64url each time) — 9 % of the gateway's CPU at full ingest load.
 // SipHash was made for exactly this (hash-table keys an attacker must not predict, under a secret key), and on
 // an address of 7..25 bytes it costs ~0.2 µs here. The key is random per process and held only in memory, so
-// what the limiter keeps cannot be mapped back to addresses without it, as with the HMAC before.
+// what they keep cannot be mapped back to addresses without it, as with the HMAC before.
 //
 // 64-bit words are kept as two int32 halves: no BigInt, no allocation per call.
 import { randomBytes } from "node:crypto";
