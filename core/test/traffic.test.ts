@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KNOWN_SOURCES, lookupSource, mediumChannel, pagePath, referrerHost, trafficSource, utmFromUrl, type Utm } from "../src/index.ts";
+import { KNOWN_SOURCES, lookupSource, mediumChannel, pagePath, referrerHost, trafficSource, urlHostname, utmFromUrl, type Utm } from "../src/index.ts";
 import referrerHosts from "./fixtures/traffic-referrer-hosts.json" with { type: "json" };
 import sources from "./fixtures/traffic-sources.json" with { type: "json" };
 
@@ -15,6 +15,21 @@ describe("trafficSource", () => {
   it.each(sources)("$why", ({ referrer, pageHost, utm, assistant, expect: expected }) => {
     const input = { referrer, pageHost: pageHost ?? "example.org", utm: { ...NO_UTM, ...utm }, assistant: assistant ?? null };
     expect(trafficSource(input)).toEqual(expected);
+  });
+});
+
+// The oracle is the URL parser itself: the fast path must answer exactly what `new URL()` does, or null where it throws.
+describe("urlHostname agrees with new URL().hostname", () => {
+  it.each([
+    "https://example.com/blog/post?x=1", "https://Example.COM", "http://example.com?q=1", "http://example.com#top",
+    "https://www.example.co.uk/", "http://localhost/", "http://-a-.example/", "http://a--b.example/", "https://sub.1.2.example/",
+    "http://1.2.3.4/", "http://1.2.3/", "http://example.1/", "http://0x7f.1/", "http://example.0x1/", "http://example.0x1g/",
+    "http://example.0x/", "http://2130706433/", "http://xn--nxasmq6b.example/", "http://xn--abc/", "http://a.xn--zz/",
+    "http://example.com./", "http://a..b/", "http://example.com:8080/", "http://example.com:99999/", "http://user@example.com/",
+    "http://exa_mple.com/", "http://EXAMPLE.com\\path", "http://ex%41mple.com/", "http://bücher.example/", "http://[::1]/",
+    "https://example.com /", "http://exa\tmple.com/",
+  ])("%s", (url) => {
+    expect(urlHostname(url)).toBe(URL.canParse(url) ? new URL(url).hostname.toLowerCase() : null);
   });
 });
 

@@ -4,7 +4,7 @@ import type { Channel, Utm } from "../types.ts";
 import { KNOWN_SOURCES, type KnownSource } from "./known-sources.ts";
 import { normaliseHost, referrerHost } from "./url-parts.ts";
 
-export { normaliseHost, pagePath, referrerHost, utmFromUrl } from "./url-parts.ts";
+export { normaliseHost, pagePath, referrerHost, urlHostname, utmFromUrl } from "./url-parts.ts";
 export { KNOWN_SOURCES, type KnownChannel, type KnownSource } from "./known-sources.ts";
 
 export interface TrafficSource {

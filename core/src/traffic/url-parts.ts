@@ -26,6 +26,28 @@ export function pagePath(url: string): string {
   return end > start ? url.slice(start, end) : "/";
 }
 
+// An http(s) URL whose authority is only LDH labels (no userinfo, port, trailing dot or empty label), up to
+// where the path, query or fragment starts.
+const PLAIN_HTTP_HOST = /^https?:\/\/([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(?:[/?#]|$)/i;
+// A last label that WHATWG's host parser reads as an IPv4 part ("ends in a number"): decimal or 0x-hex.
+const NUMERIC_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+
+/**
+ * `new URL(url).hostname` (lowercase), or null when `url` does not parse. Plain domain names are sliced out of
+ * the string (0.13 µs against 0.29 µs for the URL object in isolation; the URL object was 0.9 µs of each event
+ * without `h` at full ingest load); anything the URL parser would rewrite or refuse (IPv4 forms, punycode
+ * `xn--` labels, ports, userinfo, IDN, percent-encoding) still goes through `new URL()`.
+ */
+export function urlHostname(url: string): string | null {
+  const plain = PLAIN_HTTP_HOST.exec(url);
+  if (plain !== null) {
+    const host = plain[1]!.toLowerCase();
+    if (!NUMERIC_LABEL.test(host) && !host.startsWith("xn--") && !host.includes(".xn--")) return host;
+  }
+  if (!URL.canParse(url)) return null;
+  return new URL(url).hostname.toLowerCase();
+}
+
 /**
  * A host as the tables compare it: lowercase, port dropped, one trailing dot and one leading "www." removed.
  * Accepts a bare host ("Example.com:8080") as the page's `h` or the site domain carries it.

@@ -6,7 +6,7 @@
 //   deliver = the site lane: stamp, hash, drop IP, count → group commit → 202
 import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
-  LIMITS, pagePath, parseDevice, storedText, trafficSource, utmFromUrl,
+  LIMITS, pagePath, parseDevice, storedText, trafficSource, urlHostname, utmFromUrl,
 } from "@svc/core";
 import { ApiError, databaseUnavailable, type RejectionCounters, rowsNotStored } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
@@ -65,18 +65,10 @@ export async function resolveSite(sites: SiteCache, domain: string): Promise<Sit
   return site;
 }
 
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return null;
-  }
-}
-
 export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country: CountryLookup): PendingRow {
   const who = classify({ ua, referrer: event.r, utm_source: event.utm.utm_source, js: true });
   const device = parseDevice(ua);
-  const hostname = event.h ?? hostOf(event.u);
+  const hostname = event.h ?? urlHostname(event.u);
   const traffic = trafficSource({ referrer: event.r, pageHost: hostname, utm: event.utm, assistant: who.actor === "human_via_ai" ? who.name : null });
   return {
     kind: "event",
