@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
 import { canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
@@ -32,6 +33,19 @@ describe("visitorHash vectors", () => {
     { why: "fractional site id", call: () => visitorHash(SALT, 1.5, "203.0.113.7", UA) },
   ])("refuses $why", ({ call }) => {
     expect(call).toThrow(RangeError);
+  });
+
+  // Texts that fit the reused input buffer and texts that do not (a UTF-16 unit may take 3 bytes), alternated so a
+  // long input cannot leave bytes behind for a short one.
+  it.each([
+    { why: "1,024-character UA (the header's cut)", ua: "a".repeat(1024) },
+    { why: "1,000 three-byte characters", ua: "✓".repeat(1000) },
+    { why: "1,400 two-byte characters (past the buffer's worst case)", ua: "é".repeat(1400) },
+    { why: "5,000-character UA", ua: "b".repeat(5000) },
+    { why: "short UA after the long ones", ua: "x" },
+  ])("hashes the documented layout for a $why", ({ ua }) => {
+    const reference = createHash("sha256").update(SALT).update(`7\u0000203.0.113.7\u0000${ua}`, "utf8").digest("hex");
+    expect(visitorHash(SALT, 7, "203.0.113.7", ua).toString("hex")).toBe(reference);
   });
 
   it("does not throw on an ip that is not an IP literal", () => {
