@@ -4,15 +4,14 @@ import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webview
 import type pg from "pg";
 import type { ActorLabel, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
-import { type AiRow, type Counts, type ValueCounts, aiRollups, dailyTotals, eventCounts, hourlyTotals, valueSums, zeroCounts } from "./rollup-reads.ts";
+import { type AiRow, type ValueCounts, aiRollups, dailyTotals, eventCounts, hourlyTotals, valueSums } from "./rollup-reads.ts";
+import { type Counts, addCounts, zeroCounts } from "../rollups/counts.ts";
 import { type SettledCache, splitSettled } from "./settled-cache.ts";
 import { visitorBudgetDays } from "../storage/budget-days.ts";
 import { type DayRange, type ReadWindow, windowBuckets } from "./window.ts";
 
 // Hourly series up to 2 days (≤ 48 points); beyond that a daily one (≤ 366 points).
 const HOURLY_MAX_DAYS = 2;
-
-const add = (a: Counts, b: Counts): Counts => ({ visitors: a.visitors + b.visitors, pageviews: a.pageviews + b.pageviews, events: a.events + b.events, hits: a.hits + b.hits });
 
 const ratio = (num: number, den: number, basis: Derived["basis"]): Derived => ({ value: den === 0 ? null : round(num / den), basis });
 const change = (cur: number | null, prev: number | null): Derived => ({
@@ -36,12 +35,9 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
     grain === "hour" ? hourlyTotals(pool, siteId, w.totalActors, w.startMs, w.currentHourMs) : Promise.resolve(null),
     visitorBudgetDays(pool, siteId, { from: w.from, to: w.to }),
   ]);
-  let current = zeroCounts();
-  let previous = zeroCounts();
-  for (const [day, counts] of days) {
-    if (day >= w.startMs) current = add(current, counts);
-    else previous = add(previous, counts);
-  }
+  const current = zeroCounts();
+  const previous = zeroCounts();
+  for (const [day, counts] of days) addCounts(day >= w.startMs ? current : previous, counts, counts.visitors);
   const perBucket = hours ?? days;
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
   // except on days the site went past its visitor budget (actors/state-budget.ts): an upper bound there.
@@ -102,7 +98,7 @@ async function windowSums<T extends ValueCounts>(
   for (const row of recent) {
     const k = id(row);
     const m = merged.get(k);
-    merged.set(k, m ? { ...m, visitors: m.visitors + row.visitors, pageviews: m.pageviews + row.pageviews, events: m.events + row.events, hits: m.hits + row.hits } : row);
+    merged.set(k, m ? addCounts({ ...m }, row, row.visitors) : row);
   }
   return merged;
 }

@@ -8,15 +8,7 @@
 import type pg from "pg";
 import type { ActorLabel } from "../api-schema/common.ts";
 import type { DayRange } from "./window.ts";
-
-export interface Counts {
-  visitors: number;
-  pageviews: number;
-  events: number;
-  hits: number;
-}
-
-export const zeroCounts = (): Counts => ({ visitors: 0, pageviews: 0, events: 0, hits: 0 });
+import type { Counts } from "../rollups/counts.ts";
 
 interface CountRow extends Counts {
   bucket: Date;

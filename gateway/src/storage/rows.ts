@@ -3,6 +3,7 @@
 // lists and line encoders (writer/copy-text.ts) and the day replay's SELECT and decoding (rollups/day-rows.ts)
 // are all derived from these tables; test/storage/row-columns.test.ts checks them against the migrated schema.
 // Timestamps are epoch milliseconds (UTC); the writer turns them into timestamptz.
+import type { DeltaCounts } from "../rollups/counts.ts";
 import type { LedgerSlot } from "../rollups/ledger.ts";
 
 export type PropValue = string | number | boolean;
@@ -70,17 +71,12 @@ export type HitRow = RowOf<typeof HIT_COLUMNS>;
  * visitors += visitors_day). The actor that owns the day's visitor state knows whether a visitor is new to
  * the hour and to the day, hence two visitor numbers.
  */
-export interface RollupDelta {
+export interface RollupDelta extends DeltaCounts {
   site_id: number;
   hour: number;
   actor: string;
   dim: string;
   value: string;
-  pageviews: number;
-  events: number;
-  hits: number;
-  visitors_hour: number;
-  visitors_day: number;
   /** The actor's counter this delta came from: lets the rollup ledger sum deltas without building a key. */
   readonly slot?: LedgerSlot;
 }
