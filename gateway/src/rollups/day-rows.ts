@@ -7,8 +7,8 @@ import type pg from "pg";
 import { type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 import { type DeltaSink, ROLLUP_COLUMNS, ROLLUP_OWN_COLUMNS, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
-import { VISIT_COLUMNS, type VisitRow, VisitState } from "../actors/visit-state.ts";
-import { type StateBudget, UNBOUNDED } from "../actors/state-budget.ts";
+import { VISIT_COLUMNS, type VisitRow, VisitState } from "../lanes/visit-state.ts";
+import { type StateBudget, UNBOUNDED } from "../lanes/state-budget.ts";
 import { DAY_MS } from "@svc/core";
 
 

@@ -41,7 +41,7 @@ const jsonbOrNull = { codec: "jsonb", nullable: true } as const;
 
 /**
  * `events` (browser script, POST /api/event), in COPY order. `referrer_host` is the visit's referrer host
- * (its entry row's; see actors/visit-state.ts), `own_referrer_host` this row's own (sql/007_visits.sql).
+ * (its entry row's; see lanes/visit-state.ts), `own_referrer_host` this row's own (sql/007_visits.sql).
  */
 export const EVENT_COLUMNS = {
   site_id: int, ts: timestamp, name: text, page: text, hostname: textOrNull, referrer_host: textOrNull,
