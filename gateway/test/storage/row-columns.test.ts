@@ -1,8 +1,11 @@
 // The column tables of storage/rows.ts are the one definition of the raw rows: the migrated schema, the COPY
-// statements and the generated line encoders must all agree with them.
+// statements, the generated line encoders and the day replay must all agree with them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DAY_MS } from "@svc/core";
 import { type Codec, type ColumnTable, EVENT_COLUMNS, type EventRow, HIT_COLUMNS, type HitRow } from "../../src/storage/rows.ts";
 import { copyStatement, encodeEvents, encodeHits } from "../../src/writer/copy-text.ts";
+import { forEachDayRow } from "../../src/rollups/day-rows.ts";
+import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { eventRow, hitRow } from "../support/sample-rows.ts";
 
@@ -60,6 +63,23 @@ describe.each(KINDS)("$table", ({ table, columns, sample, encode }) => {
       expect(fields).toHaveLength(names.length);
       expect(names.filter((_, i) => fields[i] === "\\N")).toEqual(names.filter((name) => row[name] === null));
       expect(fields[names.indexOf("page")]).toBe(row.page);
+    }
+  });
+});
+
+describe("the day replay", () => {
+  it("reads back what the COPY wrote: each column it selects equals the written row's, null where the table has none", async () => {
+    const event = eventRow({ props: { plan: "pro" } });
+    const hit = hitRow({ ts: event.ts + 1, country: "US", status: 404 });
+    await commitRows(db.pool, { events: [event], hits: [hit] });
+    const dayStart = Date.UTC(2026, 10, 21);
+    const read: Array<Record<string, unknown>> = [];
+    await forEachDayRow(db.pool, 1, dayStart, dayStart + DAY_MS, (row) => read.push({ ...row }));
+    expect(read.map((r) => r.kind)).toEqual(["event", "hit"]);
+    for (const [replayed, written] of [[read[0]!, event], [read[1]!, hit]] as Array<[Record<string, unknown>, Record<string, unknown>]>) {
+      const { kind: _kind, ...columns } = replayed;
+      expect(Object.keys(columns).length).toBeGreaterThan(10);
+      expect(columns).toEqual(Object.fromEntries(Object.keys(columns).map((name) => [name, name in written ? written[name] : null])));
     }
   });
 });
