@@ -1,6 +1,8 @@
 // Every route of the gateway, described once: method, path, credential, and the Schemas of its query, body
-// and responses. /api/openapi.json is generated from this list; the route modules validate and shape with
-// the same Schema values, so the document cannot drift from what a route accepts.
+// and responses. /api/openapi.json is generated from this list, and the router is built from it too
+// (routes/operation-routes.ts): each handler is bound to an operation's `METHOD path`, authenticated by its
+// `security` and given its query and body decoded with its Schemas, so the document cannot drift from what a
+// route accepts.
 import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
@@ -41,7 +43,8 @@ const SITE_ID = { id: "The site's numeric id or its domain." };
 const ok = (schema: Schema.Top, description = "OK"): OperationResponse => ({ status: 200, description, schema });
 const SITE_ERRORS = [403, 404];
 
-export const OPERATIONS: readonly Operation[] = [
+// Kept with its literal types (each method, path and Schema), from which the handlers' request types derive.
+const DEFINED = [
   // Ingest (routes/ingest.ts)
   {
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
@@ -137,4 +140,15 @@ export const OPERATIONS: readonly Operation[] = [
   // Team settings (routes/team.ts)
   { method: "GET", path: "/api/team/llm", tag: "team", security: "session", summary: "The team's language-model settings (keys never returned)", responses: [ok(LlmSettings)] },
   { method: "PATCH", path: "/api/team/llm", tag: "team", security: "session", summary: "Choose the team's language-model provider and model", body: PatchLlm, responses: [ok(LlmSettings)] },
-];
+] as const satisfies readonly Operation[];
+
+export const OPERATIONS: readonly Operation[] = DEFINED;
+
+type AnyOperation = (typeof DEFINED)[number];
+/** `METHOD path` of one operation (distributes over the union, never mixing one's method with another's path). */
+type KeyOf<O> = O extends Operation ? `${O["method"]} ${O["path"]}` : never;
+/** The name a handler is bound by: `"GET /api/sites/{id}/stats"`. */
+export type OperationKey = KeyOf<AnyOperation>;
+export type OperationAt<K extends OperationKey> = AnyOperation extends infer O ? (O extends Operation ? (KeyOf<O> extends K ? O : never) : never) : never;
+
+export const operationKey = (op: Operation): string => `${op.method} ${op.path}`;
