@@ -34,6 +34,12 @@ export interface Operation {
   readonly query?: Schema.Top;
   readonly body?: Schema.Top;
   readonly bodyContentTypes?: readonly string[];
+  /**
+   * Default "refused": the router decodes the body and a field the Schema does not name is a 400, so the document
+   * closes the object (additionalProperties: false). "ignored": the ingest pipeline decodes it with core's decoder
+   * of the same Schema, which skips unknown fields so an older gateway still counts a newer tracker's events.
+   */
+  readonly unknownBodyFields?: "refused" | "ignored";
   readonly responses: readonly OperationResponse[];
   /** Error statuses besides those implied by security, query and body. */
   readonly errors?: readonly number[];
@@ -49,14 +55,14 @@ const DEFINED = [
   {
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
     description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed. At most SVC_EVENT_RATE_PER_CLIENT requests a second per client (bursts of 30 s worth), then 429 with Retry-After.",
-    body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"],
-    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 429, 503],
+    body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"], unknownBodyFields: "ignored",
+    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 422, 429, 503],
   },
   { method: "OPTIONS", path: "/api/event", tag: "ingest", security: "none", summary: "CORS preflight for /api/event", responses: [{ status: 204, description: "CORS headers." }] },
   {
     method: "POST", path: "/api/hit", tag: "ingest", security: "none", summary: "Record server hits (the middleware), one object or an array of up to 100",
     description: "A site with a hit token needs `Authorization: Bearer svc_hit_…` (401 otherwise). At most SVC_HIT_RATE_PER_SITE hits a second per site (bursts of 30 s worth), then 429 with Retry-After.",
-    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 413, 422, 429, 503],
+    body: ServerHitsBody, unknownBodyFields: "ignored", responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 422, 429, 503],
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },
