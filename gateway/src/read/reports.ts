@@ -44,7 +44,7 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
   }
   const perBucket = hours ?? days;
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
-  // except on days the site went past its visitor budget (actors/state-budget.ts): an upper bound there.
+  // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there.
   const basis: Derived["basis"] = inferredDays.length > 0 ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
