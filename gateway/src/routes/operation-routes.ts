@@ -13,7 +13,7 @@ import type { HttpRequest, HttpResponse } from "../http/transport.ts";
 import { type SiteOperationKey, type SiteRequest, type SiteScope, type SiteScopeOptions, isSiteScoped, siteScoped } from "./site-scope.ts";
 
 /** What an operation's `query` or `body` Schema decodes to; undefined for an operation without one. */
-export type Decoded<K extends OperationKey, F extends "query" | "body"> = OperationAt<K> extends { readonly [P in F]: infer S extends Schema.Top } ? S["Type"] : undefined;
+export type DecodedInput<K extends OperationKey, F extends "query" | "body"> = OperationAt<K> extends { readonly [P in F]: infer S extends Schema.Top } ? S["Type"] : undefined;
 
 export interface OperationRequest<K extends OperationKey> {
   readonly req: HttpRequest;
@@ -26,8 +26,8 @@ export interface OperationRequest<K extends OperationKey> {
    * by the handler rather than before it, so a check that must come first (login's rate limit and its 404 in
    * jwt mode) still does.
    */
-  query(): Decoded<K, "query">;
-  body(): Decoded<K, "body">;
+  query(): DecodedInput<K, "query">;
+  body(): DecodedInput<K, "body">;
 }
 
 export type OperationHandler<K extends OperationKey> = (request: OperationRequest<K>) => Promise<HttpResponse> | HttpResponse;

@@ -12,7 +12,7 @@ import { ApiError } from "../errors.ts";
 import type { HttpRequest, HttpResponse } from "../http/transport.ts";
 import { type ReadWindow, readWindow } from "../read/window.ts";
 import { type SiteRecord, findSiteByDomain, findSiteById } from "../storage/sites.ts";
-import type { Decoded, OperationHandler } from "./operation-routes.ts";
+import type { DecodedInput, OperationHandler } from "./operation-routes.ts";
 
 const SITE_PATH = "/api/sites/{id}";
 export const isSiteScoped = (path: string): boolean => path === SITE_PATH || path.startsWith(`${SITE_PATH}/`);
@@ -35,8 +35,8 @@ export interface SiteRequest<K extends SiteOperationKey> {
   readonly params: Readonly<Record<string, string>>;
   readonly principal: Principal;
   readonly site: SiteRecord;
-  readonly query: Decoded<K, "query">;
-  readonly body: Decoded<K, "body">;
+  readonly query: DecodedInput<K, "query">;
+  readonly body: DecodedInput<K, "body">;
   /** The window of the query's `days` (default 30) ending today by the injected clock, counting `actor`. */
   window(actor: ActorLabel | "all"): ReadWindow;
 }
