@@ -10,6 +10,9 @@ import { Schema } from "effect";
  */
 export const isStorableName = Schema.makeFilter(isStoredText, { message: STORED_TEXT_MESSAGE });
 
+/** For the same names: only spaces is no name (the routes store the name trimmed). */
+export const isNotBlank = Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" });
+
 export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
 export type ActorLabel = (typeof ACTORS)[number];
 

@@ -29,8 +29,6 @@ export const AiQuery = Schema.Struct({
   days: WindowQuery.days,
   limit: Schema.optionalKey(Limit),
 });
-/** Query parameters given to decodeQuery as integers. */
-export const INTEGER_PARAMS = ["days", "limit"] as const;
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 
