@@ -2,14 +2,13 @@
 // conversions for a window from the rollups, DELETE removes the definition only (the events stay).
 import type { Clock } from "@svc/core";
 import type pg from "pg";
-import { DEFAULT_DAYS } from "../api-schema/common.ts";
 import { decodeBody, decodeQuery } from "../api-schema/decode.ts";
 import { INTEGER_PARAMS } from "../api-schema/read.ts";
 import { CreateGoal, GoalsQuery } from "../api-schema/sites.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
-import { goalConversions } from "../read/reports.ts";
-import { readWindow } from "../read/window.ts";
+import { goalConversions, windowEcho } from "../read/reports.ts";
+import { queryWindow } from "../read/window.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
 import { jsonResponse } from "./json-response.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
@@ -43,16 +42,14 @@ export function goalRoutes(router: Router, deps: GoalRouteDeps): void {
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const q = decodeQuery(GoalsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
-      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      const window = queryWindow(clock.now(), q, actor);
       await flushRollups();
       const rows = await listGoals(pool, site.id);
       const counts = await goalConversions(pool, site.id, window, rows.map((g) => g.name));
       return jsonResponse(200, {
         site_id: site.id,
         actor,
-        days: window.days,
-        from: window.from,
-        to: window.to,
+        ...windowEcho(window),
         goals: rows.map((g) => ({ id: g.id, name: g.name, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
       });
     })

@@ -2,12 +2,11 @@
 import type { Clock } from "@svc/core";
 import type pg from "pg";
 import { AiQuery, BreakdownQuery, DEFAULT_LIMIT, INTEGER_PARAMS, StatsQuery } from "../api-schema/read.ts";
-import { DEFAULT_DAYS } from "../api-schema/common.ts";
 import { decodeQuery } from "../api-schema/decode.ts";
 import type { Router } from "../http/router.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
-import { readWindow } from "../read/window.ts";
+import { queryWindow } from "../read/window.ts";
 import { jsonResponse } from "./json-response.ts";
 import { type Authenticate, resolveTeamSite } from "./sites.ts";
 
@@ -29,7 +28,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(StatsQuery, req.query, INTEGER_PARAMS);
       const actor = q.actor ?? "human";
       await flushRollups();
-      return jsonResponse(200, await statsReport(pool, site.id, actor, readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor)));
+      return jsonResponse(200, await statsReport(pool, site.id, actor, queryWindow(clock.now(), q, actor)));
     })
     .on("GET", "/api/sites/:id/breakdown", async (req, params) => {
       const principal = await authenticate(req);
@@ -37,7 +36,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
       // Rules are counted for non-human rows only, so `human` (the default elsewhere) would always be empty.
       const actor = q.actor ?? (q.field === "rule" ? "all" : "human");
-      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
+      const window = queryWindow(clock.now(), q, actor);
       await flushRollups();
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
     })
@@ -46,7 +45,7 @@ export function readRoutes(router: Router, deps: ReadRouteDeps): void {
       const site = await resolveTeamSite(pool, params["id"]!, principal);
       const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
-      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
+      const window = queryWindow(clock.now(), q, "all");
       await flushRollups();
       return jsonResponse(200, await aiReport(src, site.id, window, q.limit ?? DEFAULT_LIMIT));
     });
