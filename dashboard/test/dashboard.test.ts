@@ -105,6 +105,41 @@ describe("site view", () => {
     expect(number(await metric("live-visitors"))).toBe(liveBefore + 1);
   });
 
+  it("a breakdown row appears, and another changes, within 1 s of the event's 202, from the deltas without a request", async () => {
+    await page.goto(`/app/sites/${DOMAIN}?period=today`);
+    await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
+    const card = page.getByTestId("breakdown-page");
+    await expect.poll(() => card.locator("tbody tr").count()).toBeGreaterThan(0);
+    const requests: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().includes("/breakdown?") && requests.push(r.url()));
+    page.on("request", onRequest);
+    try {
+      // Rows as [label, visitors, pageviews] in the card, in the order shown.
+      const rowsOf = () =>
+        card.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.querySelector(".text")!.textContent, tr.querySelector('[data-col="visitors"]')!.textContent]));
+      const expectWithinASecond = async (send: () => Promise<void>, seen: (rows: string[][]) => boolean) => {
+        await send();
+        const acknowledged = Date.now();
+        await expect.poll(async () => seen(await rowsOf()), { interval: 20, timeout: 5_000 }).toBe(true);
+        expect(Date.now() - acknowledged).toBeLessThanOrEqual(1_000);
+      };
+      await expectWithinASecond(
+        () => pageview(stack.gateway.base, DOMAIN, "/fresh-from-the-stream", visitorUa(40)),
+        (rows) => rows.some(([label, visitors]) => label === "/fresh-from-the-stream" && visitors === "1"),
+      );
+      await expectWithinASecond(
+        () => pageview(stack.gateway.base, DOMAIN, "/fresh-from-the-stream", visitorUa(41)),
+        (rows) => rows.some(([label, visitors]) => label === "/fresh-from-the-stream" && visitors === "2"),
+      );
+      // The card now equals the API's answer, and it got there without asking for it again.
+      const api = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=page&days=1&actor=human&limit=10`);
+      expect(await rowsOf()).toEqual(api.rows.map((r: { label: string; visitors: number }) => [displayLabel(r.label), String(r.visitors)]));
+      expect(requests).toEqual([]);
+    } finally {
+      page.off("request", onRequest);
+    }
+  });
+
   it("the live stream reconnects after a drop and shows the state meanwhile", async () => {
     await page.goto(`/app/sites/${DOMAIN}?period=today`);
     const indicator = page.getByTestId("live-indicator");

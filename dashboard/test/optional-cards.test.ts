@@ -108,6 +108,9 @@ it("shown when the routes answer: findings and flags as text, odd fields tolerat
   expect(flags[0]).toContain("spike: /pricing");
   expect(flags[0]).not.toContain("\u202E");
   expect(flags[0]).toContain("expected 30.46 (inferred)");
+  // The window reads as a span of hours, not as two ISO instants.
+  expect(flags[0]).toContain("Nov 23, 09:00–10:00 UTC");
+  expect(flags[0]).not.toContain("T09:00");
   await insights.getByRole("button", { name: "Generate" }).click();
   await expect.poll(() => posted.length).toBe(1);
   expect(posted[0]).toBe("application/json");

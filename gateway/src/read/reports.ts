@@ -68,7 +68,7 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
     current: cur,
     previous: { from: w.previous.from, to: w.previous.to, ...isoStart(w.prior), totals: prev },
     change: {
-      visitors: change(cur.visitors, prev.visitors),
+      visitors: { ...change(cur.visitors, prev.visitors), basis },
       pageviews: change(cur.pageviews, prev.pageviews),
       events: change(cur.events, prev.events),
       hits: change(cur.hits, prev.hits),

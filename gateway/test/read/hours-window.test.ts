@@ -62,6 +62,8 @@ describe("GET /stats?hours=24 at the edges of an hour", () => {
     const s = await at(now, () => get("/stats?hours=24", StatsResponse));
     expect(s).toMatchObject({ actor: "human", hours: 24, start, days: 2, from: YESTERDAY, to: TODAY, granularity: "hour", visitors_basis: "inferred" });
     expect(s.visitors_inferred_days).toBeUndefined();
+    expect(s.change.visitors.basis).toBe("inferred");
+    expect(s.change.pageviews.basis).toBe("observed");
     expect(s.current).toEqual({ ...current, views_per_visitor: inferred(current.visitors === 0 ? null : current.pageviews / current.visitors) });
     expect(s.previous).toEqual({
       from: "2026-03-13",
