@@ -211,6 +211,23 @@ describe("site view", () => {
     expect(await page.getByTestId("chart-table").locator("tbody tr").count()).toBe(stats.series.length);
   });
 
+  it("Last 24 hours shows the API's rolling hours=24 numbers, hourly, its visitors marked inferred; period=2d links land there", async () => {
+    await page.goto(`/app/sites/${DOMAIN}`);
+    await page.locator('[data-period="24h"]').click();
+    await page.waitForURL(/period=24h/);
+    const stats = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?hours=24&actor=human`);
+    for (const m of ["visitors", "pageviews", "events", "hits"]) await expect.poll(() => metric(m).then(number), { message: m }).toBe(stats.current[m]);
+    await expect.poll(() => page.getByTestId("window").textContent()).toMatch(/Humans · Last 24 hours · \w{3} \d{1,2}, \d\d:00 – now UTC/);
+    const basis = page.locator(".tile", { has: page.locator('[data-metric="visitors"]') }).locator("[data-basis]");
+    expect(await basis.getAttribute("data-basis")).toBe("inferred");
+    await page.getByText("Show as table").click();
+    expect(await page.getByTestId("chart-table").locator("tbody tr").count()).toBe(24);
+    const pages = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=page&hours=24&actor=human&limit=10`);
+    await expect.poll(() => page.locator('[data-testid="breakdown-page"] tbody tr').count()).toBe(pages.rows.length);
+    await page.goto(`/app/sites/${DOMAIN}?period=2d`);
+    await expect.poll(() => page.getByTestId("window").textContent()).toContain("Last 24 hours");
+  });
+
   it("the full list opens from More in the URL and is searchable", async () => {
     for (let n = 10; n < 22; n++) await pageview(stack.gateway.base, DOMAIN, `/p/${n}`, visitorUa(n));
     await page.goto(`/app/sites/${DOMAIN}`);
