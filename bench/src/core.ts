@@ -28,8 +28,9 @@ const { values: args } = parseArgs({ options: { seconds: { type: "string", defau
 const warmSeconds = Number(args.seconds);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const corpusPath = [path.join(root, "core/test/fixtures/actors.jsonl"), "/work/shared/corpus/actors.jsonl"].find((p) => fs.existsSync(p));
-if (corpusPath === undefined) throw new Error("no corpus: expected core/test/fixtures/actors.jsonl");
+// The repository's own copy of the labelled corpus: a bench must run from a clone alone.
+const corpusPath = path.join(root, "core/test/fixtures/actors.jsonl");
+if (!fs.existsSync(corpusPath)) throw new Error(`no corpus: expected ${corpusPath}`);
 
 interface CorpusLine {
   readonly ua: string;

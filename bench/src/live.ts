@@ -8,6 +8,7 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
+import { sseBlockSplitter } from "../../gateway/src/live/sse-blocks.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { driveScenario } from "./load.ts";
@@ -51,14 +52,10 @@ function subscribe(port: number, key: string, count: number): Subscribers {
   };
   for (let i = 0; i < count; i++) {
     const req = http.get({ host: "127.0.0.1", port, path: `/api/sites/${BENCH_DOMAIN}/live`, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      let buffer = "";
+      const split = sseBlockSplitter();
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
+        for (const block of split(chunk)) {
           if (block.startsWith("event: delta")) {
             // Only the commit time is read: parsing every message whole would load the load generator.
             const committedAt = /"committed_at":"([^"]+)"/.exec(block)?.[1];

@@ -1,10 +1,10 @@
-// npm run bench:visitors — the site actor's exact visitor and visit state on its own: heap per visitor of the
-// day and CPU per row (RollupState.observe, then also the visit rule, VisitState.attribute, as the site actor
+// npm run bench:visitors — the site lane's exact visitor and visit state on its own: heap per visitor of the
+// day and CPU per row (RollupState.observe, then also the visit rule, VisitState.attribute, as the site lane
 // runs them), without HTTP or a database. Run with --expose-gc (the script does).
 // The last stdout line is one JSON object with the figures.
 import { RollupState, newDeltaSink } from "../../gateway/src/rollups/rollup-state.ts";
 import type { RollupRow } from "../../gateway/src/rollups/rollup-state.ts";
-import { type VisitRow, VisitState } from "../../gateway/src/actors/visit-state.ts";
+import { type VisitRow, VisitState } from "../../gateway/src/lanes/visit-state.ts";
 import { HOUR_MS } from "@svc/core";
 
 const VISITORS = 100_000;

@@ -10,3 +10,4 @@ export * from "./time.ts";
 export * from "./manifest.ts";
 export * from "./display/index.ts";
 export * from "./anomalies/index.ts";
+export * from "./config-invalid.ts";

@@ -3,14 +3,14 @@
 // scope, which releases every part in the reverse order of its dependencies.
 import { type Clock, systemClock } from "@svc/core";
 import { Context, Effect, Exit, Layer, Scope } from "effect";
-import type { ActorRegistry } from "./actors/registry.ts";
+import type { LaneRegistry } from "./lanes/registry.ts";
 import type { Authenticator } from "./auth/index.ts";
 import type { GatewayConfig } from "./config.ts";
 import { RejectionCounters } from "./errors.ts";
 import type { HttpTransport } from "./http/transport.ts";
 import { gatewayLayer } from "./layers/gateway-layers.ts";
 import {
-  ActorsService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, FaultsService, HealthService,
+  LanesService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, FaultsService, HealthService,
   HttpService, LiveService, LogService, RollupsService, SitesService, SupervisorService, WriterService,
 } from "./layers/services.ts";
 import type { LiveHub } from "./live/hub.ts";
@@ -44,7 +44,7 @@ export interface Gateway {
   readonly port: number;
   readonly database: Database;
   readonly sites: SiteCache;
-  readonly actors: ActorRegistry;
+  readonly lanes: LaneRegistry;
   readonly writer: GroupCommitWriter;
   readonly rollups: RollupFlusher;
   readonly live: LiveHub;
@@ -89,7 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     port: Context.get(services, HttpService).port,
     database: Context.get(services, DatabaseService),
     sites: Context.get(services, SitesService),
-    actors: Context.get(services, ActorsService),
+    lanes: Context.get(services, LanesService),
     writer,
     rollups,
     live: Context.get(services, LiveService),

@@ -10,7 +10,10 @@ import { DEFAULT_EVENT_RATE_PER_CLIENT, DEFAULT_HIT_RATE_PER_SITE } from "./inge
 import { repoRoot } from "./repo-root.ts";
 import { FAILED_CREDENTIALS_PER_WINDOW } from "./auth/failed-credentials.ts";
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, type PoolLimits } from "./storage/pool-limits.ts";
-import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./actors/state-budget.ts";
+import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./lanes/state-budget.ts";
+import { ConfigInvalid } from "@svc/core";
+
+export { ConfigInvalid };
 
 export interface GatewayConfig {
   readonly port: number;
@@ -44,8 +47,8 @@ export interface GatewayConfig {
   readonly writerInFlight: number;
   /** How often the counts of committed rows are written to the rollup tables. */
   readonly rollupFlushMs: number;
-  /** A site actor that received no rows for this long is stopped and its visitor state released. */
-  readonly actorIdleMs: number;
+  /** A site lane that received no rows for this long is stopped and its visitor state released. */
+  readonly laneIdleMs: number;
   /** Visitors (SVC_VISITOR_BUDGET) and values per dimension (SVC_VALUE_BUDGET) of one site's day held exactly. */
   readonly stateBudget: StateBudget;
   /** Failed credential checks per client a minute before 429; 0 = unlimited (SVC_FAILED_CREDENTIALS_PER_CLIENT). */
@@ -80,12 +83,6 @@ export interface LlmEnvironment {
   readonly insightsEveryHours: number;
 }
 
-export class ConfigInvalid extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
-    this.name = "ConfigInvalid";
-  }
-}
 
 interface Entry<T> {
   readonly config: Config.Config<T>;
@@ -130,8 +127,8 @@ const ENTRIES = {
   SVC_ROLLUP_FLUSH_MS: entry(Config.Int("SVC_ROLLUP_FLUSH_MS").pipe(Config.withDefault(1000)), "an integer 10..60000 (milliseconds)", (n) => n >= 10 && n <= 60_000),
   // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
-  SVC_ACTOR_IDLE_MS: entry(Config.Int("SVC_ACTOR_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
-  // See actors/state-budget.ts for why these numbers and what a site past them looks like.
+  SVC_LANE_IDLE_MS: entry(Config.Int("SVC_LANE_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
+  // See lanes/state-budget.ts for why these numbers and what a site past them looks like.
   SVC_VISITOR_BUDGET: entry(Config.Int("SVC_VISITOR_BUDGET").pipe(Config.withDefault(DEFAULT_VISITOR_BUDGET)), "an integer 1..100000000 (visitors of one site's day)", (n) => n >= 1 && n <= 100_000_000),
   SVC_VALUE_BUDGET: entry(Config.Int("SVC_VALUE_BUDGET").pipe(Config.withDefault(DEFAULT_VALUE_BUDGET)), "an integer 1..10000000 (distinct values of one dimension of one site's day)", (n) => n >= 1 && n <= 10_000_000),
   // See auth/failed-credentials.ts for why 30.
@@ -167,6 +164,9 @@ const ENTRIES = {
   // 168 hours: weekly, matching the aggregate's 7-day period and week-over-week change.
   SVC_INSIGHTS_EVERY_HOURS: entry(Config.Int("SVC_INSIGHTS_EVERY_HOURS").pipe(Config.withDefault(168)), "an integer 0..8784 (hours; 0 = only on request)", (n) => n >= 0 && n <= 8784),
 } as const;
+
+// A renamed variable still set would otherwise be ignored without a word, its value quietly replaced by the default.
+const RENAMED_VARIABLES: Readonly<Record<string, string>> = { SVC_ACTOR_IDLE_MS: "SVC_LANE_IDLE_MS" };
 
 /** Every variable the gateway reads (.env.example and the README list them all; a test checks). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(ENTRIES);
@@ -205,6 +205,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   if ("SVC_HOST" in values && v.SVC_HOST !== null && placeholders.length > 0 && !isLoopbackHost(v.SVC_HOST)) {
     problems.push(`SVC_HOST=${JSON.stringify(v.SVC_HOST)} exposes the gateway beyond this machine while ${placeholders.join(" and ")} ${placeholders.length > 1 ? "are" : "is"} the shipped placeholder: set ${placeholders.length > 1 ? "them" : "it"} first (or unset SVC_HOST to listen on 127.0.0.1 only)`);
   }
+  for (const [was, now] of Object.entries(RENAMED_VARIABLES)) {
+    if (was in env) problems.push(`${was} was renamed ${now}: set ${now} instead`);
+  }
   if (problems.length > 0 || !auth) throw new ConfigInvalid(problems);
   const host = v.SVC_HOST !== null ? v.SVC_HOST : placeholders.length > 0 ? "127.0.0.1" : "0.0.0.0";
   return {
@@ -227,7 +230,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     flushMs: v.SVC_FLUSH_MS,
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
-    actorIdleMs: v.SVC_ACTOR_IDLE_MS,
+    laneIdleMs: v.SVC_LANE_IDLE_MS,
     stateBudget: { visitors: v.SVC_VISITOR_BUDGET, values: v.SVC_VALUE_BUDGET },
     failedCredentialsPerMinute: v.SVC_FAILED_CREDENTIALS_PER_CLIENT,
     databasePools: {

@@ -31,7 +31,7 @@ describe("gateway configuration", () => {
       flushMs: 4,
       writerInFlight: 1,
       rollupFlushMs: 1000,
-      actorIdleMs: 86_400_000,
+      laneIdleMs: 86_400_000,
       production: false,
     });
   });
@@ -62,11 +62,15 @@ describe("gateway configuration", () => {
     ["SVC_INSIGHTS_EVERY_HOURS", "weekly", "an integer 0..8784 (hours; 0 = only on request)"],
     ["SVC_ANTHROPIC_BASE_URL", "api.anthropic.com", "an http(s) URL"],
     ["SVC_GEMINI_BASE_URL", "ftp://x", "an http(s) URL"],
-    ["SVC_ACTOR_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
-    ["SVC_ACTOR_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
-    ["SVC_ACTOR_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_LANE_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_LANE_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_LANE_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
+  });
+
+  it("names a renamed variable that is still set instead of ignoring it", () => {
+    expect(problems({ SVC_ACTOR_IDLE_MS: "60000" })).toEqual(["SVC_ACTOR_IDLE_MS was renamed SVC_LANE_IDLE_MS: set SVC_LANE_IDLE_MS instead"]);
   });
 
   it("reports every bad value at once", () => {

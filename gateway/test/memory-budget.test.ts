@@ -4,7 +4,7 @@
 // `(other)`, and keeps all that across a clean restart. Small budgets keep the requests few.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigInvalid, loadConfig } from "../src/config.ts";
-import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, OTHER_VALUE } from "../src/actors/state-budget.ts";
+import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, OTHER_VALUE } from "../src/lanes/state-budget.ts";
 import { bearer, call, loginAsAdmin } from "./support/auth.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { recomputedRollups, storedRollups } from "./support/recompute.ts";
@@ -45,7 +45,7 @@ async function daily(domain: string, dim: string): Promise<Map<string, { hits: n
 async function overBudget(): Promise<Array<Record<string, unknown>>> {
   const health = await call(h.base, "GET", "/healthz", { headers: auth });
   expect(health.status).toBe(200);
-  return health.json.actors.over_budget;
+  return health.json.lanes.over_budget;
 }
 
 describe("configuration", () => {
@@ -88,7 +88,7 @@ describe("a random-IP flood past the budget", () => {
     const flood = Array.from({ length: 120 }, (_, i) => [ip(i), `/random/${i}`] as const);
     await hits("flooded.example", [...flood, ...flood.slice(0, 10)]);
 
-    const actor = h.gateway.actors.find(siteIds["flooded.example"]!)!;
+    const actor = h.gateway.lanes.find(siteIds["flooded.example"]!)!;
     expect(actor.visitorsToday).toBe(VISITORS);
     // Every visitor past the budget counted once per row (here: exact, one row each); the 10 remembered
     // visitors seen again are not counted twice.
@@ -115,7 +115,7 @@ describe("a random-IP flood past the budget", () => {
     // A clean restart keeps the budget: the saved state holds 40 visitors and the flood goes on past it.
     await h.restart();
     await hits("flooded.example", Array.from({ length: 30 }, (_, i) => [ip(500 + i), `/more/${i}`] as const));
-    expect(h.gateway.actors.find(siteIds["flooded.example"]!)!.visitorsToday).toBe(VISITORS);
+    expect(h.gateway.lanes.find(siteIds["flooded.example"]!)!.visitorsToday).toBe(VISITORS);
     expect((await daily("flooded.example", "total")).get("")).toEqual({ hits: 160, visitors: 150 });
     expect((await daily("flooded.example", "page")).get(OTHER_VALUE)).toEqual({ hits: 140, visitors: 140 });
     expect(await overBudget()).toMatchObject([{ site: siteIds["flooded.example"], visitors: VISITORS, visitors_inferred: true, inferred_rows: 30 }]);

@@ -36,11 +36,11 @@ describe("supervised loops", () => {
 
   it("starts with no crash counted", async () => {
     const body = await healthz(h);
-    expect(body.supervision.crashes).toEqual({ site_actor: 0, writer: 0, rollup_flusher: 0, maintenance: 0, live_hub: 0 });
+    expect(body.supervision.crashes).toEqual({ site_lane: 0, writer: 0, rollup_flusher: 0, maintenance: 0, live_hub: 0 });
   });
 
   // The loops that hold requests: their in-hand requests are answered 503, the next ones 202.
-  it.each(["site_actor", "writer"] as const)("a crashed %s answers its pending request 503 and is restarted from the database state", async (component) => {
+  it.each(["site_lane", "writer"] as const)("a crashed %s answers its pending request 503 and is restarted from the database state", async (component) => {
     const ua = { "user-agent": UA.chrome, "x-forwarded-for": "81.2.69.160" };
     expect((await post(h.base, "/api/event", event("a.example", `/${component}/before`), ua)).status).toBe(202);
     const siteId = h.gateway.sites.all().find((s) => s.domain === "a.example")!.id;
@@ -48,7 +48,7 @@ describe("supervised loops", () => {
     const rebuilds = () => h.logs.filter((l) => l.includes('"msg":"site state rebuilt from today\'s rows"')).length;
     const rebuiltBefore = rebuilds();
 
-    h.gateway.faults.arm(component, component === "site_actor" ? siteId : undefined);
+    h.gateway.faults.arm(component, component === "site_lane" ? siteId : undefined);
     const crashed = await post(h.base, "/api/event", event("a.example", `/${component}/lost`), ua);
     expect(crashed.status).toBe(503);
     expect(crashed.headers.get("retry-after")).toBe("1");
@@ -102,6 +102,6 @@ describe("supervised loops", () => {
 
   it("counts every crash by component in /healthz", async () => {
     const crashes: Record<Component, number> = (await healthz(h)).supervision.crashes;
-    expect(crashes).toEqual({ site_actor: 1, writer: 1, rollup_flusher: 1, maintenance: 2, live_hub: 1 });
+    expect(crashes).toEqual({ site_lane: 1, writer: 1, rollup_flusher: 1, maintenance: 2, live_hub: 1 });
   });
 });

@@ -161,7 +161,7 @@ describe("visits", () => {
         expect(h.logs.some((l) => l.includes("site states of the last clean stop loaded"))).toBe(true);
       } else {
         await h.restart(async () => {
-          await h!.pool.query("delete from actor_snapshots");
+          await h!.pool.query("delete from lane_snapshots");
         });
       }
       for (const s of SCENARIO.slice(2)) await send(h, s);

@@ -1,5 +1,7 @@
 // The tool server's configuration comes only from the environment, is read once at start and validated as a
 // whole: every bad or missing value gets its own line, so a user fixes them all in one go.
+import { ConfigInvalid } from "@svc/core/config-invalid";
+
 export interface McpConfig {
   /** Base URL of the gateway, without a trailing slash. */
   readonly apiUrl: string;
@@ -11,12 +13,7 @@ export interface McpConfig {
   readonly timeoutMs: number;
 }
 
-export class ConfigInvalid extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
-    this.name = "ConfigInvalid";
-  }
-}
+export { ConfigInvalid };
 
 // 10 s: a read route answers in milliseconds (README benchmarks, p99 under 10 ms over 10M rows); ten seconds
 // means the gateway is down or stuck, and an assistant waiting longer helps no one.

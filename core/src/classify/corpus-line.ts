@@ -1,4 +1,4 @@
-// One line of the actor corpus format (corpus/README.md "Format"): the classifier input plus, optionally,
+// One line of the actor corpus format (core/test/fixtures/actors-corpus-README.md "Format"): the classifier input plus, optionally,
 // the expected label. Used by `npm run classify`, the tests and the core benchmark.
 import { ACTORS, type Actor, type ClassifyInput } from "../types.ts";
 

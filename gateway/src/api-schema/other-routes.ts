@@ -70,7 +70,7 @@ export const Health = Schema.Struct({
   tracker: Schema.optionalKey(Schema.Boolean),
 }).annotate({
   identifier: "Health",
-  description: "Without a credential only `status`. With any valid credential also the database, sites, actor, writer, rollup, live, rejection, rate-limiter and default-partition counters and memory.",
+  description: "Without a credential only `status`. With any valid credential also the database, sites, site-lane, writer, rollup, live, rejection, rate-limiter and default-partition counters and memory.",
 });
 
 export const LiveQuery = Schema.Struct({});

@@ -3,7 +3,7 @@
 //
 //   /api/event: clientAddress → rate limit per client → parseJson → decode → resolveSite → enrich → deliver
 //   /api/hit:   parseJson → decode → resolveSite → hit token → rate limit per site → enrich → deliver
-//   deliver = the site actor: stamp, hash, drop IP, count → group commit → 202
+//   deliver = the site lane: stamp, hash, drop IP, count → group commit → 202
 import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
   LIMITS, pagePath, parseDevice, storedText, trafficSource, utmFromUrl,
@@ -11,8 +11,8 @@ import {
 import { ApiError, databaseUnavailable, type RejectionCounters, rowsNotStored } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
 import type { HttpRequest } from "../http/transport.ts";
-import type { ActorRegistry } from "../actors/registry.ts";
-import type { PendingRow } from "../actors/site-actor.ts";
+import type { LaneRegistry } from "../lanes/registry.ts";
+import type { PendingRow } from "../lanes/site-lane.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { checkHitToken, presentedHitToken } from "../sites/hit-token.ts";
@@ -22,7 +22,7 @@ import type { IngestLimits } from "./rate-limits.ts";
 
 export interface IngestDeps {
   readonly sites: SiteCache;
-  readonly actors: ActorRegistry;
+  readonly lanes: LaneRegistry;
   readonly country: CountryLookup;
   readonly trustProxy: TrustProxy;
   readonly counters: RejectionCounters;
@@ -146,9 +146,9 @@ export function userAgentHeader(header: string | undefined): string {
 }
 
 /** Hands rows to the site's actor and resolves once the batch holding them has committed. */
-export function deliver(actors: ActorRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
+export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const accepted = actors.get(siteId).offer({
+    const accepted = lanes.get(siteId).offer({
       rows,
       // An ApiError is the writer's own answer (the database refused this request's rows: 422); anything else
       // means the rows were not stored for reasons of the moment.
@@ -166,7 +166,7 @@ export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<v
   if (!deps.health.up) throw databaseUnavailable();
   const site = await resolveSite(deps.sites, event.d);
   const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip ?? "", deps.country);
-  await deliver(deps.actors, site.id, [row]);
+  await deliver(deps.lanes, site.id, [row]);
 }
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
@@ -185,6 +185,6 @@ export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<nu
   const token = presentedHitToken(req);
   for (const { site } of bySite.values()) checkHitToken(site, token);
   for (const { site, rows } of bySite.values()) deps.limits.hits(site.id, rows.length);
-  await Promise.all([...bySite.values()].map((g) => deliver(deps.actors, g.site.id, g.rows)));
+  await Promise.all([...bySite.values()].map((g) => deliver(deps.lanes, g.site.id, g.rows)));
   return hits.length;
 }

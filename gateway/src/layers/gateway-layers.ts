@@ -2,7 +2,7 @@
 // order of shutdown is the reverse of the order of dependency, not a hand-kept list:
 //
 //   Http (routes, listening socket)
-//    ├─ Actors (site actors, idle sweep) ─┐
+//    ├─ Lanes (site lanes, idle sweep)  ─┐
 //    ├─ Maintenance                       │
 //    └─ Auth                              ▼
 //                                 Writer (group commit)
@@ -16,14 +16,14 @@
 //               Config · Log · Clock · Counters · Supervisor · Faults
 //
 // DayStates sits below Rollups: it reads the day states a clean stop saved before the crash repair runs, and
-// it is released after the final rollup flush, saving the drained actors' states for the next boot.
+// it is released after the final rollup flush, saving the drained lanes' states for the next boot.
 //
-// Stopping therefore closes the listening socket (ending live streams first), drains every actor's
+// Stopping therefore closes the listening socket (ending live streams first), drains every lane's
 // mailbox into the writer, commits the writer's last batch, writes the last rollup counts and clears the
 // repair mark, then stops the site listener and closes the database.
 import { Effect, Fiber, FiberSet, Layer } from "effect";
-import { loadDayStates, saveDayStates } from "../actors/day-state-store.ts";
-import { ActorRegistry } from "../actors/registry.ts";
+import { loadDayStates, saveDayStates } from "../lanes/day-state-store.ts";
+import { LaneRegistry } from "../lanes/registry.ts";
 import { AnomalyDetector } from "../anomalies/detector.ts";
 import { anomalyScan } from "../anomalies/scan.ts";
 import { createIngestLimits } from "../ingest/rate-limits.ts";
@@ -60,16 +60,16 @@ import { commitRows } from "../writer/commit-rows.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {
-  ActorsService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
+  LanesService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
   HttpService, LiveService, LogService, MaintenanceService, PendingCommitsService, RollupsService, SitesService,
   SupervisorService, WritePoolService, WriterService,
 } from "./services.ts";
 
 export const BODY_LIMIT = 64 * 1024;
-// Backlog (submissions) at which site actors wait before handing over more rows.
+// Backlog (submissions) at which site lanes wait before handing over more rows.
 const WRITER_CAPACITY = 1024;
 // The idle sweep runs every quarter of the idle time, and at least once a minute: an idle actor outlives
-// SVC_ACTOR_IDLE_MS by at most a quarter of it (the default day: by at most a minute).
+// SVC_LANE_IDLE_MS by at most a quarter of it (the default day: by at most a minute).
 const IDLE_SWEEP_MAX_MS = 60_000;
 
 export const transports: Record<"uws" | "node", HttpTransport> = { uws: uwsTransport, node: nodeTransport };
@@ -156,7 +156,7 @@ export const pendingCommitsLayer = Layer.sync(PendingCommitsService, () => new P
 
 /**
  * The day states of the last clean stop, read (and deleted) before the crash repair; on release, after the
- * final rollup flush, the drained actors' states are saved so that a clean restart replays nothing.
+ * final rollup flush, the drained lanes' states are saved so that a clean restart replays nothing.
  */
 export const dayStatesLayer = Layer.effect(
   DayStatesService,
@@ -225,7 +225,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
     }),
   );
 
-/** The group-commit writer and its batching loop, supervised; released after the actors have drained into it. */
+/** The group-commit writer and its batching loop, supervised; released after the lanes have drained into it. */
 export const writerLayer = (commit: CommitFn) =>
   Layer.effect(
     WriterService,
@@ -265,9 +265,9 @@ export const writerLayer = (commit: CommitFn) =>
     }),
   );
 
-/** The site actors (supervised, one fiber each) and the idle sweep; released by draining every mailbox. */
-export const actorsLayer = Layer.effect(
-  ActorsService,
+/** The site lanes (supervised, one fiber each) and the idle sweep; released by draining every mailbox. */
+export const lanesLayer = Layer.effect(
+  LanesService,
   Effect.gen(function* () {
     const { pool } = yield* DatabaseService;
     const config = yield* ConfigService;
@@ -276,8 +276,8 @@ export const actorsLayer = Layer.effect(
     const writer = yield* WriterService;
     const rollups = yield* RollupsService;
     const fibers = yield* FiberSet.make<void>();
-    const registry = new ActorRegistry(
-      { mailboxSize: config.mailboxSize, idleMs: config.actorIdleMs, supervisor: yield* SupervisorService, fibers },
+    const registry = new LaneRegistry(
+      { mailboxSize: config.mailboxSize, idleMs: config.laneIdleMs, supervisor: yield* SupervisorService, fibers },
       {
         pool,
         clock,
@@ -297,13 +297,13 @@ export const actorsLayer = Layer.effect(
     registry.restore(dayStates.loaded);
     dayStates.source = () => registry.snapshots();
     yield* Effect.addFinalizer(() => registry.stop());
-    const sweepMs = Math.min(Math.ceil(config.actorIdleMs / 4), IDLE_SWEEP_MAX_MS);
+    const sweepMs = Math.min(Math.ceil(config.laneIdleMs / 4), IDLE_SWEEP_MAX_MS);
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.gen(function* () {
           yield* Effect.sleep(sweepMs);
           const stopped = yield* registry.stopIdle(clock.now());
-          if (stopped > 0) log.info("idle site actors stopped", { actors: stopped, idle_ms: config.actorIdleMs });
+          if (stopped > 0) log.info("idle site lanes stopped", { lanes: stopped, idle_ms: config.laneIdleMs });
         }),
       ),
     );
@@ -339,7 +339,7 @@ export const authLayer = Layer.effect(
 
 /**
  * The routes and the listening socket. Released first: live streams end, the socket stops accepting, and
- * requests in flight are answered before the actors drain.
+ * requests in flight are answered before the lanes drain.
  */
 export const httpLayer = (transportOverride: HttpTransport | undefined) =>
   Layer.effect(
@@ -351,7 +351,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const { pool } = yield* DatabaseService;
       const health = yield* HealthService;
       const sites = yield* SitesService;
-      const actors = yield* ActorsService;
+      const lanes = yield* LanesService;
       const writer = yield* WriterService;
       const rollups = yield* RollupsService;
       const live = yield* LiveService;
@@ -371,16 +371,16 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
 
       const router = new Router();
       authRoutes(router, { auth, web, now: clock.now, log });
-      ingestRoutes(router, { sites, actors, country, trustProxy: config.trustProxy, counters, health, limits });
+      ingestRoutes(router, { sites, lanes, country, trustProxy: config.trustProxy, counters, health, limits });
       publicRoutes(router, {
-        pool, sites, tracker, country, actors, writer, rollups, counters, live, health, supervisor,
+        pool, sites, tracker, country, lanes, writer, rollups, counters, live, health, supervisor,
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate,
       });
       siteRoutes(router, { pool, sites, authenticate, authenticateAdmin });
       goalRoutes(router, { pool, clock, authenticate, authenticateAdmin, flushRollups });
       readRoutes(router, { pool, clock, authenticate, flushRollups });
       liveRoutes(router, {
-        pool, clock, hub: live, actors, authenticate, credentialId: auth.credentialId,
+        pool, clock, hub: live, lanes, authenticate, credentialId: auth.credentialId,
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
       teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
@@ -446,7 +446,7 @@ export interface GatewayLayerOptions {
 /** Everything but the base services (config, log, clock, counters, supervisor, faults), wired by dependency. */
 export const gatewayLayer = (options: GatewayLayerOptions) =>
   httpLayer(options.transport).pipe(
-    Layer.provideMerge(Layer.mergeAll(actorsLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
+    Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(Layer.mergeAll(rollupsLayer(options.writeRollups), liveLayer)),
     Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer, writePoolLayer)),

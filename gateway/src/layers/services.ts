@@ -3,8 +3,8 @@
 import type { Clock } from "@svc/core";
 import { Context } from "effect";
 import type pg from "pg";
-import type { ActorRegistry } from "../actors/registry.ts";
-import type { DayState } from "../actors/snapshot.ts";
+import type { LaneRegistry } from "../lanes/registry.ts";
+import type { DayState } from "../lanes/snapshot.ts";
 import type { AuthService } from "../auth/index.ts";
 import type { GatewayConfig } from "../config.ts";
 import type { RejectionCounters } from "../errors.ts";
@@ -38,13 +38,13 @@ export class PendingCommitsService extends Context.Service<PendingCommitsService
 export class LiveService extends Context.Service<LiveService, LiveHub>()("svc/Live") {}
 export class RollupsService extends Context.Service<RollupsService, RollupFlusher>()("svc/Rollups") {}
 export class WriterService extends Context.Service<WriterService, GroupCommitWriter>()("svc/Writer") {}
-export class ActorsService extends Context.Service<ActorsService, ActorRegistry>()("svc/Actors") {}
+export class LanesService extends Context.Service<LanesService, LaneRegistry>()("svc/Lanes") {}
 export class MaintenanceService extends Context.Service<MaintenanceService, Maintenance>()("svc/Maintenance") {}
 export class AuthenticatorService extends Context.Service<AuthenticatorService, AuthService>()("svc/Authenticator") {}
 export class HttpService extends Context.Service<HttpService, HttpServer>()("svc/Http") {}
 
 /**
- * The site actors' day states a clean stop saved (read at boot, before the crash repair marks the day) and,
+ * The site lanes' day states a clean stop saved (read at boot, before the crash repair marks the day) and,
  * once the actors exist, where the next clean stop takes theirs from.
  */
 export interface DayStateStore {

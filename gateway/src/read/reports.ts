@@ -55,7 +55,7 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
   }
   const perBucket = hours ?? both;
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
-  // except on days the site went past its visitor budget (actors/state-budget.ts): an upper bound there. An
+  // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there. An
   // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too.
   const inferred = inferredDays.length > 0 || w.hours !== null;
   const basis: Derived["basis"] = inferred ? "inferred" : "observed";

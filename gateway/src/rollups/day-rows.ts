@@ -7,8 +7,8 @@ import type pg from "pg";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 import { type DeltaSink, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
-import { type VisitRow, VisitState } from "../actors/visit-state.ts";
-import { type StateBudget, UNBOUNDED } from "../actors/state-budget.ts";
+import { type VisitRow, VisitState } from "../lanes/visit-state.ts";
+import { type StateBudget, UNBOUNDED } from "../lanes/state-budget.ts";
 import { DAY_MS } from "@svc/core";
 
 

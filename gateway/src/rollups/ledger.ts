@@ -1,6 +1,6 @@
 // The rollup counts of committed rows that are not yet in the rollup tables.
 //
-// Site actors compute one delta per touched (actor, dimension, value) counter for every submission; the
+// Site lanes compute one delta per touched (actor, dimension, value) counter for every submission; the
 // writer hands the deltas of each committed submission here. Deltas of the same counter and hour are
 // summed into one entry through the counter itself (`LedgerSlot`), so adding costs a few additions and no
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.

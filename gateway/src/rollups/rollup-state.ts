@@ -20,12 +20,12 @@
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
 //
-// Both the visitors and each dimension's values have a budget (actors/state-budget.ts): past it, a new
+// Both the visitors and each dimension's values have a budget (lanes/state-budget.ts): past it, a new
 // visitor's rows count as new visitors without being remembered, and new values count under `(other)`.
 import { HOUR_MS, ruleValue } from "@svc/core";
 import type { LedgerSlot } from "./ledger.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
-import { type BudgetUse, OTHER_VALUE, type StateBudget, UNBOUNDED } from "../actors/state-budget.ts";
+import { type BudgetUse, OTHER_VALUE, type StateBudget, UNBOUNDED } from "../lanes/state-budget.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",

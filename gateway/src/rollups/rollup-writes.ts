@@ -1,4 +1,4 @@
-// Rollup writes: the counts the site actors accumulated for committed rows, added to rollup_hourly and
+// Rollup writes: the counts the site lanes accumulated for committed rows, added to rollup_hourly and
 // rollup_daily in one transaction together with the repair mark (sql/006_rollup_repair.sql).
 //
 // A key the database refuses (a value too long for an index entry, a count out of range) must not hold back

@@ -5,7 +5,7 @@
 // credential holds at most SVC_LIVE_STREAMS_PER_CREDENTIAL streams at once (429 beyond).
 import { type Clock, utcDay } from "@svc/core";
 import type pg from "pg";
-import type { ActorRegistry } from "../actors/registry.ts";
+import type { LaneRegistry } from "../lanes/registry.ts";
 import { ApiError } from "../errors.ts";
 import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
@@ -19,7 +19,7 @@ export interface LiveRouteDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
   readonly hub: LiveHub;
-  readonly actors: ActorRegistry;
+  readonly lanes: LaneRegistry;
   readonly authenticate: Authenticate;
   /** Names the request's credential, for the per-credential stream count. */
   readonly credentialId: (req: HttpRequest) => string | null;
@@ -51,7 +51,7 @@ export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
       actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
-      deps.actors.get(site.id).recentVisitors(RECENT_MS),
+      deps.lanes.get(site.id).recentVisitors(RECENT_MS),
     ]);
     const snapshot = {
       site: { id: site.id, domain: site.domain },

@@ -5,7 +5,7 @@ import type pg from "pg";
 import { ApiError, type RejectionCounters } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
 import type { Router } from "../http/router.ts";
-import type { ActorRegistry } from "../actors/registry.ts";
+import type { LaneRegistry } from "../lanes/registry.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { LiveHub } from "../live/hub.ts";
@@ -21,7 +21,7 @@ export interface PublicDeps {
   readonly sites: SiteCache;
   readonly tracker: TrackerAsset;
   readonly country: CountryLookup;
-  readonly actors: ActorRegistry;
+  readonly lanes: LaneRegistry;
   readonly writer: GroupCommitWriter;
   readonly rollups: RollupFlusher;
   readonly counters: RejectionCounters;
@@ -70,7 +70,7 @@ export function publicRoutes(router: Router, deps: PublicDeps): void {
         supervision: { crashes: deps.supervisor.crashes },
         sites: deps.sites.size,
         tracker: deps.tracker.available,
-        actors: deps.actors.stats(),
+        lanes: deps.lanes.stats(),
         writer: deps.writer.stats,
         rollups: deps.rollups.stats,
         live: deps.live.stats,

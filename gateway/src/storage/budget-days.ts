@@ -1,5 +1,5 @@
 // The days a site's visitor counts are inferred, not exact: it went past its visitor budget
-// (actors/state-budget.ts, sql/012_visitor_budget_days.sql).
+// (lanes/state-budget.ts, sql/012_visitor_budget_days.sql).
 import type pg from "pg";
 import type { DayRange } from "../read/window.ts";
 

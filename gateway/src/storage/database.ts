@@ -16,7 +16,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// 8 connections: reads, authentication, site look-ups, the site actors' recounts, partition maintenance and
+// 8 connections: reads, authentication, site look-ups, the site lanes' recounts, partition maintenance and
 // retention (the writer and the rollup flusher have their own pool, pool-limits.ts); PostgreSQL's default
 // max_connections is 100.
 const DEFAULT_POOL_SIZE = 8;

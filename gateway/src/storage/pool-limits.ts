@@ -1,7 +1,7 @@
 // How long a pool's user waits for a connection and how long one statement may run (the writer's and the
 // rollup flusher's own pool is opened by storage/database.ts `openWritePool`).
 //
-// The gateway has two pools. Reads, authentication, site look-ups, maintenance and the site actors' day
+// The gateway has two pools. Reads, authentication, site look-ups, maintenance and the site lanes' day
 // recounts share the first (storage/database.ts); the group-commit writer and the rollup flusher have the
 // second to themselves, so a flood of unknown domains, random API keys or slow reads holding every read
 // connection cannot delay a commit, and so an acknowledgement. Both wait a bounded time for a connection

@@ -11,7 +11,7 @@ export interface EventRow {
   name: string;
   page: string;
   hostname: string | null;
-  /** The visit's referrer host (its entry row's); see actors/visit-state.ts. */
+  /** The visit's referrer host (its entry row's); see lanes/visit-state.ts. */
   referrer_host: string | null;
   /** This row's own referrer host (sql/007_visits.sql). */
   own_referrer_host: string | null;

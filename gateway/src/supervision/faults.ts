@@ -1,4 +1,4 @@
-// Fault injection for the supervision tests: a test arms a fault for a component (and for a site actor,
+// Fault injection for the supervision tests: a test arms a fault for a component (and for a site lane,
 // its site), and the component's loop throws at its next turn, as a bug would. Armed only through the
 // in-process `Gateway` handle that `startGateway` returns; no route reaches it.
 import type { Component } from "./supervisor.ts";
@@ -10,7 +10,7 @@ export class InjectedFault extends Error {
 export class FaultInjector {
   private readonly armed = new Set<string>();
 
-  /** The next turn of `component` (of the actor of `siteId`, for site_actor) throws. */
+  /** The next turn of `component` (of the actor of `siteId`, for site_lane) throws. */
   arm(component: Component, siteId?: number): void {
     this.armed.add(key(component, siteId));
   }

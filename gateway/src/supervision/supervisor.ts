@@ -6,7 +6,7 @@
 import { Cause, Effect } from "effect";
 import type { Logger } from "../log.ts";
 
-export const COMPONENTS = ["site_actor", "writer", "rollup_flusher", "maintenance", "live_hub"] as const;
+export const COMPONENTS = ["site_lane", "writer", "rollup_flusher", "maintenance", "live_hub"] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 // 100 ms doubling to 5 s: a loop that crashes on every start (a poisoned state) costs at most a log line

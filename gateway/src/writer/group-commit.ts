@@ -1,4 +1,4 @@
-// Group commit: raw rows from every site actor are merged into one transaction (one COPY per table) and
+// Group commit: raw rows from every site lane are merged into one transaction (one COPY per table) and
 // each submitter is told only after that transaction committed, so a 202 always means "on disk". The
 // rollup counts of committed submissions go to the rollup ledger, which is flushed about once a second.
 //
@@ -39,7 +39,7 @@ export interface Submission {
   readonly valid: () => boolean;
   readonly committed: () => void;
   /**
-   * The rows were not stored. The site actor answers the requests and, if the submission was still valid,
+   * The rows were not stored. The site lane answers the requests and, if the submission was still valid,
    * rebuilds its state (and that day's rollups) from the database before taking more rows: its in-memory
    * state, and with commits in flight the rollups, assumed these rows exist.
    */
@@ -55,7 +55,7 @@ export interface WriterOptions {
   readonly commit: CommitFn;
   readonly batchMaxRows: number;
   readonly flushMs: number;
-  /** Backlog (submissions) at which site actors wait before handing over more rows. */
+  /** Backlog (submissions) at which site lanes wait before handing over more rows. */
   readonly capacity: number;
   /** Transactions in flight at once (SVC_WRITER_IN_FLIGHT). */
   readonly inFlight: number;
@@ -71,7 +71,7 @@ export interface WriterOptions {
 
 export interface WriterStats {
   batches: number;
-  /** Site actors' hand-overs committed (a batch merges several). */
+  /** Site lanes' hand-overs committed (a batch merges several). */
   submissions: number;
   rows: number;
   failedBatches: number;
@@ -110,7 +110,7 @@ export class GroupCommitWriter {
   }
 
   /**
-   * Resolves at once while a commit slot is free, otherwise when one frees up. A site actor waits here
+   * Resolves at once while a commit slot is free, otherwise when one frees up. A site lane waits here
    * before it processes its mailbox, so under load it hands over everything that arrived meanwhile as one
    * submission (measured: 1.2 rows a submission without the wait, one submission a batch with it).
    */
@@ -155,7 +155,7 @@ export class GroupCommitWriter {
           yield* Effect.promise(() => Promise.race(self.running.values()));
           continue;
         }
-        // Idle means nothing ran for a while: right after a commit the site actors are already handing over
+        // Idle means nothing ran for a while: right after a commit the site lanes are already handing over
         // everything that waited for it, and gathering longer only adds latency (with one commit in flight
         // the gather after every commit cut throughput from ~30,000 to 11,749 events/s).
         const idle = self.running.size === 0 && performance.now() - self.lastSettledAt > self.options.flushMs;

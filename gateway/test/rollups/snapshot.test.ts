@@ -3,10 +3,10 @@
 // stored snapshots are used at most once, only after a clean stop, only on their own day.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DeltaSink, RollupState, newDeltaSink } from "../../src/rollups/rollup-state.ts";
-import { decodeDayState, encodeDayState } from "../../src/actors/snapshot.ts";
-import { VisitState } from "../../src/actors/visit-state.ts";
+import { decodeDayState, encodeDayState } from "../../src/lanes/snapshot.ts";
+import { VisitState } from "../../src/lanes/visit-state.ts";
 import type { EventRow, HitRow, RollupDelta } from "../../src/storage/rows.ts";
-import { saveActorSnapshots, takeActorSnapshots } from "../../src/storage/actor-snapshots.ts";
+import { saveLaneSnapshots, takeLaneSnapshots } from "../../src/storage/lane-snapshots.ts";
 import { addSite } from "../../src/storage/sites.ts";
 import { type TestDatabase, createTestDatabase } from "../support/database.ts";
 import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
@@ -49,7 +49,7 @@ function day(seed: number, count: number): Row[] {
   return rows;
 }
 
-/** Runs rows through visits and the visitor state as the site actor does; returns each row's deltas and attribution. */
+/** Runs rows through visits and the visitor state as the site lane does; returns each row's deltas and attribution. */
 function run(state: RollupState, visits: VisitState, rows: readonly Row[]): { deltas: string[]; attributed: string[] } {
   const deltas: string[] = [];
   const attributed: string[] = [];
@@ -113,12 +113,12 @@ describe("stored snapshots", () => {
     { name: "after a clean stop, today's are returned (bytes intact) and all are deleted", repairMark: null, expectSites: [0] },
     { name: "after a killed gateway (repair mark set), none are used, and all are deleted", repairMark: DAY, expectSites: [] },
   ])("$name", async ({ repairMark, expectSites }) => {
-    await saveActorSnapshots(db.pool, [snapshot(sites[0]!, DAY), snapshot(sites[1]!, DAY - DAY_MS)]);
+    await saveLaneSnapshots(db.pool, [snapshot(sites[0]!, DAY), snapshot(sites[1]!, DAY - DAY_MS)]);
     await mark(repairMark);
-    const taken = await takeActorSnapshots(db.pool, DAY);
+    const taken = await takeLaneSnapshots(db.pool, DAY);
     expect(taken).toEqual(expectSites.map((i) => snapshot(sites[i]!, DAY)));
-    expect((await db.pool.query("select count(*)::int as n from actor_snapshots")).rows[0].n).toBe(0);
-    expect(await takeActorSnapshots(db.pool, DAY)).toEqual([]);
+    expect((await db.pool.query("select count(*)::int as n from lane_snapshots")).rows[0].n).toBe(0);
+    expect(await takeLaneSnapshots(db.pool, DAY)).toEqual([]);
     await mark(null);
   });
 });

@@ -2,7 +2,7 @@
 // a test can demand that each rollup row equals COUNT(DISTINCT visitor_hash) and the counts.
 import type pg from "pg";
 
-// The visit rule, independently of actors/visit-state.ts: script rows of a `human` or `human_via_ai`
+// The visit rule, independently of lanes/visit-state.ts: script rows of a `human` or `human_via_ai`
 // visitor hash, split into visits wherever 30 minutes or more pass between two rows (lag + running sum),
 // take source, channel, UTM values, actor and ai_name from their visit's first row (first_value). Other
 // rows keep their own. A visit never spans UTC days. Rows with one time stamp are one visit and carry one attribution, so ties do not

@@ -1,5 +1,6 @@
 // A live-stream (SSE) client over a real socket for the tests: collects parsed events until closed.
 import http from "node:http";
+import { sseBlockSplitter } from "../../src/live/sse-blocks.ts";
 
 export interface SseEvent {
   event: string;
@@ -17,14 +18,10 @@ export function subscribe(url: string, headers: Record<string, string>) {
     req = http.get(url, { headers }, (res) => {
       status = res.statusCode ?? 0;
       contentType = String(res.headers["content-type"] ?? "");
-      let buffer = "";
+      const split = sseBlockSplitter();
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
+        for (const block of split(chunk)) {
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
           if (event && data) events.push({ event, data: JSON.parse(data), receivedAt: Date.now() });

@@ -1,17 +1,17 @@
-// Saving the site actors' day states at a clean stop and taking them up at the next boot (snapshot.ts
-// encodes them, storage/actor-snapshots.ts stores them). A failure on either side only costs time: the
+// Saving the site lanes' day states at a clean stop and taking them up at the next boot (snapshot.ts
+// encodes them, storage/lane-snapshots.ts stores them). A failure on either side only costs time: the
 // day's raw rows are replayed instead.
 import { utcDayStart } from "@svc/core";
 import type pg from "pg";
 import type { Logger } from "../log.ts";
-import { saveActorSnapshots, takeActorSnapshots } from "../storage/actor-snapshots.ts";
+import { saveLaneSnapshots, takeLaneSnapshots } from "../storage/lane-snapshots.ts";
 import { type DayState, decodeDayState, encodeDayState } from "./snapshot.ts";
 
 export async function saveDayStates(pool: pg.Pool, states: readonly DayState[], log: Logger): Promise<void> {
   const started = performance.now();
   try {
     const snapshots = states.map((s) => ({ siteId: s.state.siteId, dayStart: s.state.dayStart, watermark: s.state.watermark, bytes: encodeDayState(s) }));
-    await saveActorSnapshots(pool, snapshots);
+    await saveLaneSnapshots(pool, snapshots);
     const bytes = snapshots.reduce((n, s) => n + s.bytes.length, 0);
     log.info("site states saved for the next boot", { sites: snapshots.length, bytes, ms: Math.round(performance.now() - started) });
   } catch (error) {
@@ -21,7 +21,7 @@ export async function saveDayStates(pool: pg.Pool, states: readonly DayState[], 
 
 export async function loadDayStates(pool: pg.Pool, now: number, log: Logger): Promise<DayState[]> {
   const started = performance.now();
-  const stored = await takeActorSnapshots(pool, utcDayStart(now));
+  const stored = await takeLaneSnapshots(pool, utcDayStart(now));
   const read = performance.now();
   const states: DayState[] = [];
   for (const s of stored) {

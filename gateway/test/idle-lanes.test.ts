@@ -1,5 +1,5 @@
-// Idle site actors: one that received no rows for SVC_ACTOR_IDLE_MS (by the injected clock) is stopped
-// and dropped with its visitor state; the next row of its site starts a new actor that rebuilds the state
+// idle site lanes: one that received no rows for SVC_LANE_IDLE_MS (by the injected clock) is stopped
+// and dropped with its visitor state; the next row of its site starts a new lane that rebuilds the state
 // from the day's raw rows, so a returning visitor is still counted once.
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,13 +11,13 @@ const MINUTE = 60_000;
 const visitor = { "user-agent": UA.chrome, "x-forwarded-for": "81.2.69.160" };
 const send = (h: Harness, domain: string, page: string) => post(h.base, "/api/event", { d: domain, u: `https://${domain}${page}` }, visitor);
 
-describe("idle site actors", () => {
+describe("idle site lanes", () => {
   let h: Harness;
   let a: number;
   let b: number;
   beforeAll(async () => {
     // The smallest idle time allowed (1 minute): the sweep then runs every 15 s of real time.
-    h = await startHarness({ now: "2026-11-20T10:00:00Z", sites: ["a.example", "b.example"], env: { SVC_ACTOR_IDLE_MS: String(MINUTE), SVC_TRUST_PROXY: "1" } });
+    h = await startHarness({ now: "2026-11-20T10:00:00Z", sites: ["a.example", "b.example"], env: { SVC_LANE_IDLE_MS: String(MINUTE), SVC_TRUST_PROXY: "1" } });
     const ids = (await h.pool.query("select id, domain from sites")).rows;
     a = ids.find((r) => r.domain === "a.example").id;
     b = ids.find((r) => r.domain === "b.example").id;
@@ -26,21 +26,21 @@ describe("idle site actors", () => {
     await h?.close();
   });
 
-  it("stops only the actors idle for the configured time, and a returning visitor is counted once", async () => {
+  it("stops only the lanes idle for the configured time, and a returning visitor is counted once", async () => {
     expect((await send(h, "a.example", "/1")).status).toBe(202);
     expect((await send(h, "b.example", "/1")).status).toBe(202);
     h.clock.advance(40_000);
     expect((await send(h, "b.example", "/2")).status).toBe(202);
     h.clock.advance(30_000); // a: 70 s without rows, b: 30 s
 
-    expect(await Effect.runPromise(h.gateway.actors.stopIdle(h.clock.now()))).toBe(1);
-    expect(h.gateway.actors.find(a)).toBeUndefined();
-    expect(h.gateway.actors.find(b)).toBeDefined();
+    expect(await Effect.runPromise(h.gateway.lanes.stopIdle(h.clock.now()))).toBe(1);
+    expect(h.gateway.lanes.find(a)).toBeUndefined();
+    expect(h.gateway.lanes.find(b)).toBeDefined();
     const { token } = await loginAsAdmin(h.base);
     const health = (await (await fetch(`${h.base}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
-    expect(health.actors).toMatchObject({ active: 1, stopped_idle: 1 });
+    expect(health.lanes).toMatchObject({ active: 1, stopped_idle: 1 });
 
-    // The same visitor comes back to a: a new actor, state rebuilt from the day's rows, still one visitor.
+    // The same visitor comes back to a: a new lane, state rebuilt from the day's rows, still one visitor.
     expect((await send(h, "a.example", "/3")).status).toBe(202);
     expect(h.logs.some((l) => l.includes("site state rebuilt") && l.includes(`"site":${a}`))).toBe(true);
     await h.gateway.rollups.flushBeforeRead();
@@ -51,9 +51,9 @@ describe("idle site actors", () => {
 
   it("the sweep runs by itself", async () => {
     h.clock.advance(2 * MINUTE);
-    await expect.poll(() => h.gateway.actors.stats().active, { timeout: 25_000, interval: 500 }).toBe(0);
-    expect(h.logs.some((l) => l.includes("idle site actors stopped"))).toBe(true);
+    await expect.poll(() => h.gateway.lanes.stats().active, { timeout: 25_000, interval: 500 }).toBe(0);
+    expect(h.logs.some((l) => l.includes("idle site lanes stopped"))).toBe(true);
     expect((await send(h, "b.example", "/4")).status).toBe(202);
-    expect(h.gateway.actors.stats().active).toBe(1);
+    expect(h.gateway.lanes.stats().active).toBe(1);
   }, 30_000);
 });

@@ -1,4 +1,5 @@
-// One fiber per active site with a bounded mailbox. It alone owns the site's salt of the day, the
+// A site lane: one fiber per active site with a bounded mailbox (called a lane, not an actor, because
+// "actor" is the traffic label of a row: human, bot, ai_crawler …). It alone owns the site's salt of the day, the
 // visitor and visit state and the stamping of time, so per-site rows are hashed, attributed to their visit,
 // counted and handed to the writer in order without locks. The IP reaches this fiber only to be hashed and
 // is dropped there.
@@ -30,7 +31,7 @@ export interface IngestMessage {
   readonly done: (error?: unknown) => void;
 }
 
-export interface SiteActorDeps {
+export interface SiteLaneDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
   readonly writer: GroupCommitWriter;
@@ -43,12 +44,12 @@ export interface SiteActorDeps {
   readonly budget: StateBudget;
 }
 
-/** What a request whose rows were in a crashed actor's hands is answered with (a 503 by the ingest pipeline). */
-export class ActorRestarted extends Error {
-  override readonly name = "ActorRestarted";
+/** What a request whose rows were in a crashed lane's hands is answered with (a 503 by the ingest pipeline). */
+export class LaneRestarted extends Error {
+  override readonly name = "LaneRestarted";
 }
 
-export class SiteActor {
+export class SiteLane {
   private readonly mailbox: Queue.Queue<IngestMessage, Cause.Done>;
   private state: RollupState | null = null;
   private visits: VisitState | null = null;
@@ -74,13 +75,13 @@ export class SiteActor {
   constructor(
     readonly siteId: number,
     mailboxSize: number,
-    private readonly deps: SiteActorDeps,
+    private readonly deps: SiteLaneDeps,
   ) {
     this.mailbox = Effect.runSync(Queue.bounded<IngestMessage, Cause.Done>(mailboxSize));
     this.lastActiveAt = deps.clock.now();
   }
 
-  /** Nothing in the mailbox, in hand or on its way to a commit: the actor can be dropped without loss. */
+  /** Nothing in the mailbox, in hand or on its way to a commit: the lane can be dropped without loss. */
   get idle(): boolean {
     return this.depth === 0 && this.inHand.length === 0 && this.outstanding === 0;
   }
@@ -152,7 +153,7 @@ export class SiteActor {
   crashed(error: unknown): Effect.Effect<void> {
     const self = this;
     return Effect.gen(function* () {
-      const failure = new ActorRestarted(`site actor restarted after a crash (${error instanceof Error ? error.message : String(error)})`);
+      const failure = new LaneRestarted(`site lane restarted after a crash (${error instanceof Error ? error.message : String(error)})`);
       const lost = self.inHand.concat(yield* Queue.clear(self.mailbox));
       self.inHand = [];
       for (const m of lost) m.done(failure);
@@ -164,7 +165,7 @@ export class SiteActor {
     });
   }
 
-  /** The mailbox loop; supervised by the actor registry, which restarts it after a crash. */
+  /** The mailbox loop; supervised by the lane registry, which restarts it after a crash. */
   loop(): Effect.Effect<void> {
     const self = this;
     return Effect.gen(function* () {
@@ -182,7 +183,7 @@ export class SiteActor {
           for (const m of messages) m.done(ready.failure);
           continue;
         }
-        self.deps.faults.trip("site_actor", self.siteId);
+        self.deps.faults.trip("site_lane", self.siteId);
         const submission = self.process(messages, now);
         self.inHand = [];
         self.outstanding++;

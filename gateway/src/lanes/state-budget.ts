@@ -1,4 +1,4 @@
-// How much of one site's day the site actor keeps in memory exactly, and what happens past it.
+// How much of one site's day the site lane keeps in memory exactly, and what happens past it.
 //
 // Without a bound, random IPs on /api/hit add a visitor per request (~534 B of counter state plus ~245 B of
 // visit state, `npm run bench:visitors`) until the process dies. Past the budget the site degrades visibly

@@ -1,4 +1,4 @@
-// A site actor's state of the day — visitors and visits — as bytes, so a clean stop can save it and the next
+// A site lane's state of the day — visitors and visits — as bytes, so a clean stop can save it and the next
 // boot can take it up instead of replaying the day's raw rows (a deploy at 23:00 of a busy site replayed the
 // whole day: 20 s for 1,000,000 rows on the shared 2-core box, over 60 s when busy). The state carries its
 // watermark, the latest time stamp it counted; the boot replays only rows after it. Saving and loading:

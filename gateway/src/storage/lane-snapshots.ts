@@ -1,4 +1,4 @@
-// The site actors' day states saved by a clean stop (sql/008_actor_snapshots.sql, actors/snapshot.ts).
+// The site lanes' day states saved by a clean stop (sql/008_actor_snapshots.sql, lanes/snapshot.ts).
 // A snapshot is used at most once: the boot deletes them all as it reads them, so a later boot after a
 // kill -9 replays the day's raw rows instead of trusting a state that no longer covers them.
 import pg from "pg";
@@ -21,11 +21,11 @@ export interface StoredSnapshot {
 }
 
 /** Replaces every stored snapshot with `snapshots`, in one transaction. */
-export async function saveActorSnapshots(pool: pg.Pool, snapshots: readonly StoredSnapshot[]): Promise<void> {
+export async function saveLaneSnapshots(pool: pg.Pool, snapshots: readonly StoredSnapshot[]): Promise<void> {
   await withTransaction(pool, async (client) => {
-    await client.query("delete from actor_snapshots");
+    await client.query("delete from lane_snapshots");
     for (const s of snapshots) {
-      await client.query("insert into actor_snapshots (site_id, day, watermark, state) values ($1, $2::date, $3, $4)", [
+      await client.query("insert into lane_snapshots (site_id, day, watermark, state) values ($1, $2::date, $3, $4)", [
         s.siteId,
         new Date(s.dayStart).toISOString().slice(0, 10),
         new Date(s.watermark),
@@ -40,11 +40,11 @@ export async function saveActorSnapshots(pool: pg.Pool, snapshots: readonly Stor
  * last gateway did not stop cleanly (its rollup repair mark is set), as its snapshots may predate rows it
  * committed later.
  */
-export async function takeActorSnapshots(pool: pg.Pool, dayStart: number): Promise<StoredSnapshot[]> {
+export async function takeLaneSnapshots(pool: pg.Pool, dayStart: number): Promise<StoredSnapshot[]> {
   return withTransaction(pool, async (client) => {
     const mark = await client.query<{ from_hour: Date | null }>("select from_hour from rollup_repair where id = 1");
     const { rows } = await client.query<{ site_id: number; day: string; watermark: Date; state: Buffer }>({
-      text: "delete from actor_snapshots returning site_id, to_char(day, 'YYYY-MM-DD') as day, watermark, state",
+      text: "delete from lane_snapshots returning site_id, to_char(day, 'YYYY-MM-DD') as day, watermark, state",
       binary: true,
       types: binaryTypes,
     } as pg.QueryConfig);

@@ -1,4 +1,4 @@
-// Today's visits of one site: the visit rule, applied by the site actor to each browser-script row before it
+// Today's visits of one site: the visit rule, applied by the site lane to each browser-script row before it
 // is counted and written.
 //
 // A visit is the script rows (`/api/event`) of one visitor hash with gaps under 30 minutes; the hash changes

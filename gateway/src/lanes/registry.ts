@@ -1,0 +1,117 @@
+// Creates site lanes on first use, supervises their fibers, stops idle ones and drains them all on
+// shutdown. Each lane's loop runs under the supervisor: a crash answers its pending requests 503, is
+// logged and counted (/healthz → supervision.crashes.site_lane), and the loop restarts, rebuilding the
+// site's state from the database.
+import { Effect, Fiber, FiberSet } from "effect";
+import type { Supervisor } from "../supervision/supervisor.ts";
+import type { SiteLaneDeps } from "./site-lane.ts";
+import { SiteLane } from "./site-lane.ts";
+import type { DayState } from "./snapshot.ts";
+
+export interface LaneRegistryOptions {
+  readonly mailboxSize: number;
+  /** An lane that received nothing for this long (by the injected clock) is stopped and dropped. */
+  readonly idleMs: number;
+  readonly supervisor: Supervisor;
+  /** The fibers of the lanes: owned by the registry's layer scope. */
+  readonly fibers: FiberSet.FiberSet<void>;
+}
+
+/** A site whose state of today went past its memory budget (/healthz → lanes.over_budget). */
+export interface OverBudget {
+  readonly site: number;
+  readonly visitors: number;
+  readonly visitors_inferred: boolean;
+  readonly inferred_rows: number;
+  readonly folded_values: number;
+}
+
+export class LaneRegistry {
+  private readonly lanes = new Map<number, { lane: SiteLane; fiber: Fiber.Fiber<void> }>();
+  /** Lanes stopped because they were idle, and the mailbox-full rejections they had counted (for /healthz). */
+  private stoppedIdle = 0;
+  private rejectedByStopped = 0;
+  /** The lanes `stop` drained: their day states are what a clean stop saves. */
+  private drained: readonly SiteLane[] = [];
+
+  constructor(
+    private readonly options: LaneRegistryOptions,
+    private readonly deps: SiteLaneDeps,
+  ) {}
+
+  get(siteId: number, restored?: DayState): SiteLane {
+    const running = this.lanes.get(siteId);
+    if (running) return running.lane;
+    const lane = new SiteLane(siteId, this.options.mailboxSize, this.deps);
+    // Before its loop starts: the first message takes the saved state up instead of replaying the day.
+    if (restored) lane.restore(restored);
+    const loop = this.options.supervisor.supervise("site_lane", lane.loop(), (error) => lane.crashed(error), { site: siteId });
+    const fiber = Effect.runFork(loop);
+    FiberSet.addUnsafe(this.options.fibers, fiber);
+    this.lanes.set(siteId, { lane, fiber });
+    return lane;
+  }
+
+  /** At boot, before traffic: the day states a clean stop saved, one per site. */
+  restore(states: readonly DayState[]): void {
+    for (const s of states) this.get(s.state.siteId, s);
+  }
+
+  /** After `stop`: every drained lane's day state that still matches the raw rows. */
+  snapshots(): DayState[] {
+    return this.drained.flatMap((a) => a.snapshot() ?? []);
+  }
+
+  /** The running lane of a site, without starting one. */
+  find(siteId: number): SiteLane | undefined {
+    return this.lanes.get(siteId)?.lane;
+  }
+
+  /**
+   * Stops the lanes that received nothing for `idleMs` and hold nothing: their visitor state (about
+   * 536 B per visitor of the day) is released; the next row of the site starts a new lane, which
+   * rebuilds that state from the day's raw rows. Returns how many were stopped.
+   */
+  stopIdle(now: number): Effect.Effect<number> {
+    const self = this;
+    return Effect.gen(function* () {
+      const idle = [...self.lanes].filter(([, { lane }]) => lane.idle && now - lane.lastActiveAt >= self.options.idleMs);
+      for (const [siteId, { lane }] of idle) {
+        self.lanes.delete(siteId);
+        self.rejectedByStopped += lane.rejected;
+      }
+      for (const [, { lane, fiber }] of idle) {
+        yield* lane.end();
+        yield* Fiber.await(fiber);
+      }
+      self.stoppedIdle += idle.length;
+      return idle.length;
+    });
+  }
+
+  stats(): { active: number; mailbox_depth: number; rejected_full: number; stopped_idle: number; over_budget: OverBudget[] } {
+    let depth = 0;
+    let rejected = this.rejectedByStopped;
+    const overBudget: OverBudget[] = [];
+    for (const { lane } of this.lanes.values()) {
+      depth += lane.depth;
+      rejected += lane.rejected;
+      const use = lane.overBudget;
+      if (use !== null) {
+        overBudget.push({ site: lane.siteId, visitors: use.visitors, visitors_inferred: use.visitorsInferred, inferred_rows: use.inferredRows, folded_values: use.foldedValues });
+      }
+    }
+    return { active: this.lanes.size, mailbox_depth: depth, rejected_full: rejected, stopped_idle: this.stoppedIdle, over_budget: overBudget };
+  }
+
+  /** Ends every mailbox and waits until each lane has handed its last rows to the writer. */
+  stop(): Effect.Effect<void> {
+    const running = [...this.lanes.values()];
+    this.lanes.clear();
+    this.drained = running.map((r) => r.lane);
+    return Effect.gen(function* () {
+      for (const { lane } of running) yield* lane.end();
+      for (const { fiber } of running) yield* Fiber.await(fiber);
+    });
+  }
+}
