@@ -5,7 +5,9 @@
 // A request is still needed where the delta cannot say what the API would: a value the card does not hold
 // while it holds only the top `limit` rows (the value may have earlier counts, so its total is unknown), a
 // new empty value or bot-ledger rule (their labels are the gateway's: "Direct / None", rule descriptions).
-import { ACTORS, type ActorParam, type BreakdownRow, type LiveDelta } from "./types";
+
+// ".ts" spelled out: the repository's root typecheck reaches this file from dashboard/test (node16 resolution).
+import { ACTORS, type ActorParam, type BreakdownRow, type LiveDelta } from "./types.ts";
 
 export interface BreakdownPatch {
   rows: BreakdownRow[];
