@@ -2,7 +2,7 @@
 // conversions for a window from the rollups, DELETE removes the definition only (the events stay).
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
-import { goalConversions } from "../read/reports.ts";
+import { goalConversions, windowEcho } from "../read/reports.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
@@ -27,9 +27,7 @@ export function goalRoutes(routes: OperationRoutes, pool: pg.Pool): void {
       return jsonResponse(200, {
         site_id: site.id,
         actor,
-        days: window.days,
-        from: window.from,
-        to: window.to,
+        ...windowEcho(window),
         goals: rows.map((g) => ({ id: g.id, name: g.name, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
       });
     }, { readsRollups: true })

@@ -5,12 +5,11 @@
 import type { Clock } from "@svc/core";
 import type pg from "pg";
 import type { ActorLabel } from "../api-schema/common.ts";
-import { DEFAULT_DAYS } from "../api-schema/common.ts";
 import type { OperationKey } from "../api-schema/operations.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import type { HttpRequest, HttpResponse } from "../http/transport.ts";
-import { type ReadWindow, readWindow } from "../read/window.ts";
+import { type ReadWindow, queryWindow } from "../read/window.ts";
 import { type SiteRecord, findSiteByDomain, findSiteById } from "../storage/sites.ts";
 import type { DecodedInput, OperationHandler } from "./operation-routes.ts";
 
@@ -37,7 +36,7 @@ export interface SiteRequest<K extends SiteOperationKey> {
   readonly site: SiteRecord;
   readonly query: DecodedInput<K, "query">;
   readonly body: DecodedInput<K, "body">;
-  /** The window of the query's `days` (default 30) ending today by the injected clock, counting `actor`. */
+  /** The window of the query's `days` (default 30) or `hours` ending now by the injected clock, counting `actor`. */
   window(actor: ActorLabel | "all"): ReadWindow;
 }
 
@@ -62,7 +61,7 @@ export function siteScoped<K extends SiteOperationKey>(
     const decodedQuery = query();
     const decodedBody = body();
     if (options.readsRollups) await scope.flushRollups();
-    const days = (decodedQuery as { days?: number } | undefined)?.days ?? DEFAULT_DAYS;
+    const span = (decodedQuery ?? {}) as { days?: number; hours?: number };
     return handle({
       req,
       params,
@@ -70,7 +69,7 @@ export function siteScoped<K extends SiteOperationKey>(
       site,
       query: decodedQuery,
       body: decodedBody,
-      window: (actor) => readWindow(scope.clock.now(), days, actor),
+      window: (actor) => queryWindow(scope.clock.now(), span, actor),
     });
   };
 }
