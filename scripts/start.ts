@@ -16,6 +16,12 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 // ends by itself; two seconds lets ordinary requests finish without holding Ctrl-C up.
 const DASHBOARD_SHUTDOWN_SECONDS = "2";
 
+// The dashboard sets X-Forwarded-For to each browser's address on its calls to the gateway
+// (dashboard/src/lib/server/gateway.ts); the gateway believes that header only from the proxies in
+// SVC_TRUST_PROXY. Both run on this machine, so loopback is trusted unless the operator named their own
+// proxies: without it every sign-in through the dashboard would be one client to the login limiter.
+const LOOPBACK_PROXY = "127.0.0.1,::1";
+
 function newestMtime(target: string): number {
   const stat = statSync(target);
   if (!stat.isDirectory()) return stat.mtimeMs;
@@ -45,7 +51,11 @@ function main(): void {
   const children: { name: string; child: ChildProcess }[] = [
     {
       name: "gateway",
-      child: spawn(process.execPath, ["--enable-source-maps", path.join(root, "gateway", "dist", "main.mjs")], { cwd: root, stdio: "inherit" }),
+      child: spawn(process.execPath, ["--enable-source-maps", path.join(root, "gateway", "dist", "main.mjs")], {
+        cwd: root,
+        stdio: "inherit",
+        env: { ...process.env, SVC_TRUST_PROXY: process.env.SVC_TRUST_PROXY ?? LOOPBACK_PROXY },
+      }),
     },
     {
       name: "dashboard",

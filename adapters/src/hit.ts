@@ -1,3 +1,5 @@
+import { clientAddress } from "./client-address.ts";
+
 /**
  * One server hit, the body of POST /api/hit (DESIGN "Decisions"); an array of up to 100 of these is one request.
  * `referrer` and `user_agent` are "" when the request carried none.
@@ -63,81 +65,6 @@ export function requestPath(url: string, keepQuery: boolean): string {
 function capped(value: string | null | undefined, max: number): string {
   if (value == null) return "";
   return value.length > max ? value.slice(0, max) : value;
-}
-
-const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
-
-/** An IPv4 or IPv6 address as the collector accepts it (Node's `net.isIP`, without needing node:net on the edge). */
-export function isIpAddress(address: string): boolean {
-  if (IPV4.test(address)) return true;
-  if (address.indexOf(":") === -1) return false;
-  let groups = address.split(":");
-  const last = groups[groups.length - 1]!;
-  let slots = 8;
-  if (last.indexOf(".") !== -1) {
-    // An embedded IPv4 tail ("::ffff:192.0.2.1") takes two of the eight groups.
-    if (!IPV4.test(last)) return false;
-    groups = groups.slice(0, -1);
-    groups.push("0");
-    slots = 7;
-  }
-  const double = address.indexOf("::");
-  if (double !== address.lastIndexOf("::")) return false;
-  if (double === -1) return groups.length === slots && groups.every((g) => HEX_GROUP.test(g));
-  const [head, tail] = groups.join(":").split("::") as [string, string];
-  const parts = [...(head === "" ? [] : head.split(":")), ...(tail === "" ? [] : tail.split(":"))];
-  return parts.length < slots && parts.every((g) => HEX_GROUP.test(g));
-}
-
-/** Drops the IPv4-mapped IPv6 prefix Node reports on dual-stack sockets ("::ffff:127.0.0.1" → "127.0.0.1"). */
-export function normalizeAddress(address: string): string {
-  let a = address.trim();
-  if (a.startsWith("[")) {
-    // "[2001:db8::1]:443" as some proxies write it.
-    const end = a.indexOf("]");
-    if (end !== -1) a = a.slice(1, end);
-  } else if (a.indexOf(":") !== -1 && a.indexOf(":") === a.lastIndexOf(":") && a.indexOf(".") !== -1) {
-    // "203.0.113.7:51234": an IPv4 address with a port.
-    a = a.slice(0, a.indexOf(":"));
-  }
-  // A zone index ("fe80::1%eth0") names a local interface: meaningless to the collector.
-  const zone = a.indexOf("%");
-  if (zone !== -1) a = a.slice(0, zone);
-  if (a.length > 7 && a.slice(0, 7).toLowerCase() === "::ffff:" && a.indexOf(".") !== -1) a = a.slice(7);
-  return a;
-}
-
-/**
- * Sent when no valid client address is known (no socket address, no usable header): the unspecified address.
- * The collector rejects a batch with an invalid `ip` as a whole, and a crawler hit is worth counting even
- * without one; the collector finds no country for it, and such hits share one daily visitor hash per user agent.
- */
-export const UNKNOWN_ADDRESS = "0.0.0.0";
-
-/**
- * Which address is the client:
- * - `false`: the peer address (the socket, or the runtime's client address).
- * - `true`: the leftmost X-Forwarded-For entry (whatever the first proxy saw; spoofable unless your proxy overwrites it).
- * - `n` (a number of trusted proxies in front of the app): the n-th X-Forwarded-For entry from the right, as Express's
- *   `trust proxy = n`; with fewer entries than n, the leftmost one.
- * Without a usable X-Forwarded-For entry it is the peer address; without a valid peer address, UNKNOWN_ADDRESS.
- */
-export function clientAddress(
-  peerAddress: string | null | undefined,
-  forwardedFor: string | null | undefined,
-  trustProxy: boolean | number,
-): string {
-  if (trustProxy !== false && trustProxy !== 0 && forwardedFor) {
-    const entries = forwardedFor.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
-    if (entries.length > 0) {
-      const pick = normalizeAddress(trustProxy === true ? entries[0]! : entries[Math.max(0, entries.length - trustProxy)]!);
-      // Some proxies write "unknown" or an obfuscated token (RFC 7239): then the peer is the best we know.
-      if (isIpAddress(pick)) return pick;
-    }
-  }
-  const peer = peerAddress ? normalizeAddress(peerAddress) : "";
-  return isIpAddress(peer) ? peer : UNKNOWN_ADDRESS;
 }
 
 export interface HitSettings {

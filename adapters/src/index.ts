@@ -2,11 +2,7 @@ export { HitSender, SvcSendError, createSender, type SenderStats } from "./sende
 export { SvcOptionsError, MAX_BATCH_SIZE, type SvcOptions, type ResolvedOptions } from "./options.ts";
 export {
   buildHit,
-  clientAddress,
   requestPath,
-  normalizeAddress,
-  isIpAddress,
-  UNKNOWN_ADDRESS,
   MAX_PATH_CHARS,
   MAX_REFERRER_CHARS,
   MAX_USER_AGENT_CHARS,
@@ -14,4 +10,5 @@ export {
   type FinishedRequest,
   type HitSettings,
 } from "./hit.ts";
+export { clientAddress, UNKNOWN_ADDRESS } from "./client-address.ts";
 export { isPlainBrowser } from "./browser-ua.ts";

@@ -22,7 +22,7 @@ export const handle: Handle = async ({ event, resolve }) => {
   }
   if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
     try {
-      const upstream = await callGateway(request, url.pathname + url.search);
+      const upstream = await callGateway(event, url.pathname + url.search);
       return relay(upstream, url.pathname.endsWith("/live") ? { "x-accel-buffering": "no", "cache-control": "no-store" } : {});
     } catch {
       return Response.json({ error: "the API is not reachable" }, { status: 502 });
@@ -33,7 +33,7 @@ export const handle: Handle = async ({ event, resolve }) => {
   }
   if (request.method === "POST" && url.pathname === "/app/login") {
     const form = await request.formData();
-    const upstream = await callGateway(request, "/api/auth/login", {
+    const upstream = await callGateway(event, "/api/auth/login", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
       body: JSON.stringify({ email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") }),
@@ -47,10 +47,10 @@ export const handle: Handle = async ({ event, resolve }) => {
     return resolve(event);
   }
   if (request.method === "POST" && url.pathname === "/app/logout") {
-    const upstream = await callGateway(request, "/api/auth/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => null);
+    const upstream = await callGateway(event, "/api/auth/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => null);
     return upstream ? redirectWithCookies("/app/login", upstream) : new Response(null, { status: 303, headers: { location: "/app/login" } });
   }
-  if (request.method === "POST" && url.pathname === "/app/auth/callback") return acceptIdentityToken(request);
+  if (request.method === "POST" && url.pathname === "/app/auth/callback") return acceptIdentityToken(event);
   return resolve(event);
 };
 

@@ -105,6 +105,41 @@ describe("site view", () => {
     expect(number(await metric("live-visitors"))).toBe(liveBefore + 1);
   });
 
+  it("a breakdown row appears, and another changes, within 1 s of the event's 202, from the deltas without a request", async () => {
+    await page.goto(`/app/sites/${DOMAIN}?period=today`);
+    await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
+    const card = page.getByTestId("breakdown-page");
+    await expect.poll(() => card.locator("tbody tr").count()).toBeGreaterThan(0);
+    const requests: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().includes("/breakdown?") && requests.push(r.url()));
+    page.on("request", onRequest);
+    try {
+      // Rows as [label, visitors, pageviews] in the card, in the order shown.
+      const rowsOf = () =>
+        card.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.querySelector(".text")!.textContent, tr.querySelector('[data-col="visitors"]')!.textContent]));
+      const expectWithinASecond = async (send: () => Promise<void>, seen: (rows: string[][]) => boolean) => {
+        await send();
+        const acknowledged = Date.now();
+        await expect.poll(async () => seen(await rowsOf()), { interval: 20, timeout: 5_000 }).toBe(true);
+        expect(Date.now() - acknowledged).toBeLessThanOrEqual(1_000);
+      };
+      await expectWithinASecond(
+        () => pageview(stack.gateway.base, DOMAIN, "/fresh-from-the-stream", visitorUa(40)),
+        (rows) => rows.some(([label, visitors]) => label === "/fresh-from-the-stream" && visitors === "1"),
+      );
+      await expectWithinASecond(
+        () => pageview(stack.gateway.base, DOMAIN, "/fresh-from-the-stream", visitorUa(41)),
+        (rows) => rows.some(([label, visitors]) => label === "/fresh-from-the-stream" && visitors === "2"),
+      );
+      // The card now equals the API's answer, and it got there without asking for it again.
+      const api = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=page&days=1&actor=human&limit=10`);
+      expect(await rowsOf()).toEqual(api.rows.map((r: { label: string; visitors: number }) => [displayLabel(r.label), String(r.visitors)]));
+      expect(requests).toEqual([]);
+    } finally {
+      page.off("request", onRequest);
+    }
+  });
+
   it("the live stream reconnects after a drop and shows the state meanwhile", async () => {
     await page.goto(`/app/sites/${DOMAIN}?period=today`);
     const indicator = page.getByTestId("live-indicator");
@@ -174,6 +209,23 @@ describe("site view", () => {
     await expect.poll(() => page.getByTestId("chart-tooltip").textContent()).toContain(`Visitors: ${stats.series[0].visitors}`);
     await page.getByText("Show as table").click();
     expect(await page.getByTestId("chart-table").locator("tbody tr").count()).toBe(stats.series.length);
+  });
+
+  it("Last 24 hours shows the API's rolling hours=24 numbers, hourly, its visitors marked inferred; period=2d links land there", async () => {
+    await page.goto(`/app/sites/${DOMAIN}`);
+    await page.locator('[data-period="24h"]').click();
+    await page.waitForURL(/period=24h/);
+    const stats = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?hours=24&actor=human`);
+    for (const m of ["visitors", "pageviews", "events", "hits"]) await expect.poll(() => metric(m).then(number), { message: m }).toBe(stats.current[m]);
+    await expect.poll(() => page.getByTestId("window").textContent()).toMatch(/Humans · Last 24 hours · \w{3} \d{1,2}, \d\d:00 – now UTC/);
+    const basis = page.locator(".tile", { has: page.locator('[data-metric="visitors"]') }).locator("[data-basis]");
+    expect(await basis.getAttribute("data-basis")).toBe("inferred");
+    await page.getByText("Show as table").click();
+    expect(await page.getByTestId("chart-table").locator("tbody tr").count()).toBe(24);
+    const pages = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=page&hours=24&actor=human&limit=10`);
+    await expect.poll(() => page.locator('[data-testid="breakdown-page"] tbody tr').count()).toBe(pages.rows.length);
+    await page.goto(`/app/sites/${DOMAIN}?period=2d`);
+    await expect.poll(() => page.getByTestId("window").textContent()).toContain("Last 24 hours");
   });
 
   it("the full list opens from More in the URL and is searchable", async () => {

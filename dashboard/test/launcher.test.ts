@@ -1,10 +1,12 @@
 // `npm start`'s launcher (scripts/start.ts): one command brings up the gateway and the dashboard in front
-// of it; SIGTERM to the launcher stops both cleanly and it exits 0.
+// of it, trusting the dashboard's forwarded browser address (two browsers, two login buckets); SIGTERM to the
+// launcher stops both cleanly and it exits 0.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../gateway/test/support/database.ts";
 import { freePort } from "../scripts/launch.ts";
+import { wrongLoginFrom } from "./support/traffic.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let db: TestDatabase;
@@ -46,6 +48,12 @@ it("starts the gateway and the dashboard, proxies the API, and stops both on SIG
       return res.status === 200 ? res.json() : null;
     }, 30_000);
     expect(openapi.openapi).toMatch(/^3\.1/);
+    // SVC_TRUST_PROXY is not in this environment: the launcher's loopback default lets the gateway tell browsers apart.
+    expect(process.env.SVC_TRUST_PROXY).toBeUndefined();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await wrongLoginFrom(dashboard, "127.0.0.2"));
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    expect(await wrongLoginFrom(dashboard, "127.0.0.3")).toBe(401);
   } catch (error) {
     throw new Error(`${String(error)}\n${output.join("")}`);
   } finally {

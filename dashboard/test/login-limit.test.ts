@@ -1,8 +1,10 @@
 // The gateway's login limits through the dashboard: once they answer 429 (the account's failure limit after 5
 // failures in a row, or the per-client 10 a minute), the form shows the gateway's message and when to retry
-// (its Retry-After).
+// (its Retry-After). And each browser is its own client for the per-client limit: the dashboard forwards its
+// address in X-Forwarded-For, believed by the gateway from loopback (SVC_TRUST_PROXY, as `npm start` sets it).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ADMIN_EMAIL, type Stack, startStack } from "./support/stack.ts";
+import { wrongLoginFrom } from "./support/traffic.ts";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -27,4 +29,19 @@ it("429 shows the message and the seconds to wait", async () => {
   const alert = page.getByTestId("login-error");
   // The per-account limit answers first (5 failures in a row): its message, then when to retry.
   await expect.poll(() => alert.textContent()).toMatch(/too many (failed logins|login attempts)[^.]*\.[^]*Try again in \d+ s\./);
+});
+
+it("each browser has its own login bucket behind the dashboard; a browser's own X-Forwarded-For picks none", async () => {
+  const loginFrom = (address: string, headers?: Record<string, string>) => wrongLoginFrom(stack.dashboard.base, address, headers);
+  const first: number[] = [];
+  for (let i = 0; i < 10; i++) first.push(await loginFrom("127.0.0.2"));
+  expect(first).toEqual(Array(10).fill(401));
+  expect(await loginFrom("127.0.0.2")).toBe(429);
+  // Another browser address is not locked out by the first one.
+  expect(await loginFrom("127.0.0.3")).toBe(401);
+  // The first browser claiming other addresses is still itself: the dashboard sets the header, never appends.
+  for (const claimed of ["198.51.100.7", "127.0.0.4", "127.0.0.3, 198.51.100.8"]) {
+    expect(await loginFrom("127.0.0.2", { "x-forwarded-for": claimed }), claimed).toBe(429);
+  }
+  expect(await loginFrom("127.0.0.3")).toBe(401);
 });

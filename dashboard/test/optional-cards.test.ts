@@ -3,9 +3,10 @@
 // The "gateway" here is the real one behind a small pass-through that answers those two routes itself.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type DashboardServer, startDashboard } from "../scripts/launch.ts";
+import { DASHBOARD_DIR, type DashboardServer, startDashboard } from "../scripts/launch.ts";
 import { type Stack, startStack } from "./support/stack.ts";
 import { pageview } from "./support/traffic.ts";
 
@@ -108,6 +109,10 @@ it("shown when the routes answer: findings and flags as text, odd fields tolerat
   expect(flags[0]).toContain("spike: /pricing");
   expect(flags[0]).not.toContain("\u202E");
   expect(flags[0]).toContain("expected 30.46 (inferred)");
+  // The window reads as a span of hours, not as two ISO instants.
+  expect(flags[0]).toContain("Nov 23, 09:00–10:00 UTC");
+  expect(flags[0]).not.toContain("T09:00");
+  await anomalies.screenshot({ path: join(DASHBOARD_DIR, "screenshots", "anomalies-card.png") });
   await insights.getByRole("button", { name: "Generate" }).click();
   await expect.poll(() => posted.length).toBe(1);
   expect(posted[0]).toBe("application/json");

@@ -1,6 +1,6 @@
 // The dashboard server's /api proxy, against a local upstream that records what reaches it: the browser's
-// Cookie, Origin, Sec-Fetch-Site, Content-Type, Authorization and Accept arrive unchanged (and nothing
-// else of note), every Set-Cookie comes back unchanged, ingest is refused, and SSE is streamed as written.
+// Cookie, Origin, Sec-Fetch-Site, Content-Type, Authorization and Accept arrive unchanged, X-Forwarded-For
+// is the browser's address (and nothing else of note), every Set-Cookie comes back unchanged, ingest is refused, and SSE is streamed as written.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +59,8 @@ describe("/api proxy", () => {
     const got = seen.at(-1)!;
     expect(got).toMatchObject({ method: "POST", url: "/api/keys?x=1", body: '{"name":"k"}' });
     for (const name of ["cookie", "origin", "sec-fetch-site", "content-type", "authorization", "accept"] as const) expect(got.headers[name]).toBe(headers[name]);
-    expect(got.headers["x-forwarded-for"]).toBeUndefined();
+    // Set to the browser's own address (this test's socket), never the header the browser sent.
+    expect(got.headers["x-forwarded-for"]).toBe("127.0.0.1");
     expect(got.headers["x-custom"]).toBeUndefined();
   });
 

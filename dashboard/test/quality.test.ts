@@ -16,6 +16,7 @@ const PAGES = [
   { name: "login", path: "/app/login", signedIn: false, ready: "form" },
   { name: "sites", path: "/app", signedIn: true, ready: `[data-testid="today-${DOMAIN}"]` },
   { name: "site", path: `/app/sites/${DOMAIN}?period=7d`, signedIn: true, ready: '[data-testid="ai-panel"] table' },
+  { name: "site-24h", path: `/app/sites/${DOMAIN}?period=24h`, signedIn: true, ready: '[data-testid="ai-panel"] table' },
   { name: "site-crawlers", path: `/app/sites/${DOMAIN}?actor=ai_crawler`, signedIn: true, ready: '[data-testid="breakdown-page"] table' },
   { name: "breakdown-dialog", path: `/app/sites/${DOMAIN}?open=page`, signedIn: true, ready: '[data-testid="breakdown-dialog"] table' },
   { name: "settings", path: "/app/settings", signedIn: true, ready: '[data-testid="llm"] select' },

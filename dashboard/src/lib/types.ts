@@ -36,8 +36,12 @@ export interface Stats {
   days: number;
   from: string;
   to: string;
+  /** An hours window's length and first hour (ISO); absent for whole days. */
+  hours?: number;
+  start?: string;
+  visitors_basis?: "inferred";
   current: Totals;
-  previous: { from: string; to: string; totals: Totals };
+  previous: { from: string; to: string; start?: string; totals: Totals };
   change: Record<"visitors" | "pageviews" | "events" | "hits" | "views_per_visitor", Derived>;
   granularity: "hour" | "day";
   series: SeriesPoint[];

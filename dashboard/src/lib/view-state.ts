@@ -2,16 +2,19 @@
 // shared, reloaded and walked with the back button. This module is the one reader and writer of it.
 import { ACTORS, type ActorParam } from "./types";
 
+// Every period is whole UTC days ending today, except "Last 24 hours": the API's rolling `hours` window (the
+// current hour and the 23 before it, from the hourly rollups).
 export const PERIODS = [
-  { key: "today", label: "Today", days: 1 },
-  // The API's windows are whole UTC days; two days, hourly, is the closest to "the last 24 hours" it has.
-  { key: "2d", label: "Today and yesterday", days: 2 },
-  { key: "7d", label: "Last 7 days", days: 7 },
-  { key: "30d", label: "Last 30 days", days: 30 },
-  { key: "90d", label: "Last 90 days", days: 90 },
-  { key: "12mo", label: "Last 12 months", days: 365 },
-  { key: "custom", label: "Custom", days: null },
+  { key: "today", label: "Today", days: 1, hours: null },
+  { key: "24h", label: "Last 24 hours", days: 1, hours: 24 },
+  { key: "7d", label: "Last 7 days", days: 7, hours: null },
+  { key: "30d", label: "Last 30 days", days: 30, hours: null },
+  { key: "90d", label: "Last 90 days", days: 90, hours: null },
+  { key: "12mo", label: "Last 12 months", days: 365, hours: null },
+  { key: "custom", label: "Custom", days: null, hours: null },
 ] as const;
+// Links shared before "Last 24 hours" existed said period=2d ("today and yesterday", its stand-in).
+const RENAMED_PERIODS: Readonly<Record<string, PeriodKey>> = { "2d": "24h" };
 export type PeriodKey = (typeof PERIODS)[number]["key"];
 
 export const ACTOR_CHOICES: readonly { key: ActorParam; label: string }[] = [
@@ -44,8 +47,9 @@ export type BreakdownField = BreakdownSpec["field"];
 export interface BreakdownProps {
   site: string;
   spec: BreakdownSpec;
-  days: number;
-  actor: string;
+  /** The API's window parameter: `days=N` or `hours=N` (windowParam). */
+  window: string;
+  actor: ActorParam;
 }
 
 export const DEFAULT_PERIOD: PeriodKey = "30d";
@@ -54,8 +58,10 @@ export const MAX_CUSTOM_DAYS = 366;
 
 export interface ViewState {
   period: PeriodKey;
-  /** The window in whole UTC days ending today, as the API takes it. */
+  /** The window in whole UTC days ending today, as the API takes it (and the custom field's value). */
   days: number;
+  /** A rolling window of hours instead (the API's `hours`), or null. */
+  hours: number | null;
   actor: ActorParam;
   compare: boolean;
   open: BreakdownField | null;
@@ -63,8 +69,8 @@ export interface ViewState {
 }
 
 export function readViewState(params: URLSearchParams): ViewState {
-  const periodParam = params.get("period");
-  const period = (PERIODS.find((p) => p.key === periodParam)?.key ?? DEFAULT_PERIOD) as PeriodKey;
+  const periodParam = params.get("period") ?? "";
+  const period = (PERIODS.find((p) => p.key === periodParam)?.key ?? RENAMED_PERIODS[periodParam] ?? DEFAULT_PERIOD) as PeriodKey;
   const customDays = Number(params.get("days"));
   const days =
     period === "custom"
@@ -76,8 +82,12 @@ export function readViewState(params: URLSearchParams): ViewState {
   const actor = ([...ACTORS, "all"] as readonly string[]).includes(actorParam ?? "") ? (actorParam as ActorParam) : "human";
   const openParam = params.get("open");
   const open = (BREAKDOWNS.find((b) => b.field === openParam)?.field ?? null) as BreakdownField | null;
-  return { period, days, actor, compare: params.get("compare") !== "0", open, q: params.get("q") ?? "" };
+  const hours = PERIODS.find((p) => p.key === period)!.hours;
+  return { period, days, hours, actor, compare: params.get("compare") !== "0", open, q: params.get("q") ?? "" };
 }
+
+/** The window as the API's query parameter: `hours=24` or `days=30`. */
+export const windowParam = (state: Pick<ViewState, "days" | "hours">): string => (state.hours !== null ? `hours=${state.hours}` : `days=${state.days}`);
 
 /** The query string of a state, leaving defaults out so shared links stay short. */
 export function viewQuery(state: ViewState): string {

@@ -37,7 +37,8 @@ export const MOBILE = { width: 375, height: 812 } as const;
 const DESKTOP = { width: 1280, height: 900 } as const;
 
 export async function startStack(options: { sites?: string[]; env?: Record<string, string> } = {}): Promise<Stack> {
-  const gateway = await startHarness({ sites: options.sites ?? [], env: { SVC_TRACKER_PATH: TRACKER_BUNDLE, ...options.env } });
+  // Loopback trusted as `npm start` sets it (scripts/start.ts): the dashboard's X-Forwarded-For is believed.
+  const gateway = await startHarness({ sites: options.sites ?? [], env: { SVC_TRACKER_PATH: TRACKER_BUNDLE, SVC_TRUST_PROXY: "127.0.0.1,::1", ...options.env } });
   let dashboard = await startDashboard(gateway.base);
   const browser = await launchBrowser();
   const contexts: BrowserContext[] = [];

@@ -1,4 +1,5 @@
 // Traffic for the dashboard tests, sent through the gateway's real ingest routes over HTTP.
+import { request } from "node:http";
 import { expect } from "vitest";
 import { bearer, call, loginAsAdmin } from "../../../gateway/test/support/auth.ts";
 import { UA, post } from "../../../gateway/test/support/harness.ts";
@@ -25,4 +26,26 @@ export async function apiJson(base: string, path: string): Promise<any> {
   const reply = await call(base, "GET", path, { headers: bearer(token) });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   return reply.json;
+}
+
+let loginSerial = 0;
+/**
+ * A failed JSON sign-in through the dashboard at `base`, sent from a chosen local address (Linux routes all of
+ * 127/8 to loopback): its status. A new e-mail each time, so only the per-client limit (10 a minute) is in
+ * play, never the per-account one.
+ */
+export function wrongLoginFrom(base: string, localAddress: string, headers: Record<string, string> = {}): Promise<number> {
+  const body = JSON.stringify({ email: `nobody-${loginSerial++}@example.com`, password: "wrong-password" });
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: hostname, port, localAddress, method: "POST", path: "/api/auth/login", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode!));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }

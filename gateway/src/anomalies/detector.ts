@@ -4,7 +4,7 @@
 import { type AnomalyFlag, BASELINE_DAYS, DAY_MS, DROP_MAX_WEEKS, DROP_SPANS_HOURS, HOUR_MS, crawledNeverReferred, crawlerSpikes, humanDrop } from "@svc/core";
 import type pg from "pg";
 import { crawlerHourlyHits, firstRollupHour, pageCrawlSums } from "../read/anomaly-reads.ts";
-import { hourlyTotals } from "../read/rollup-reads.ts";
+import { bucketTotals } from "../read/rollup-reads.ts";
 import { isoDay, readWindow } from "../read/window.ts";
 
 // 5 minutes: the longest a flag may lag the rollups (issue 12).
@@ -32,7 +32,7 @@ export async function detectAnomalies(pool: pg.Pool, siteId: number, nowMs: numb
   const [since, crawlers, humans, pages] = await Promise.all([
     firstRollupHour(pool, siteId),
     crawlerHourlyHits(pool, siteId, w.startMs - BASELINE_DAYS * DAY_MS, currentHour),
-    hourlyTotals(pool, siteId, ["human"], humanFrom, lastCompleteHour),
+    bucketTotals(pool, siteId, ["human"], { grain: "hour", fromMs: humanFrom, toMs: lastCompleteHour }),
     pageCrawlSums(pool, siteId, baselineFrom, w.from, w.to),
   ]);
   const flags: AnomalyFlag[] = [];

@@ -10,6 +10,9 @@ import { Schema } from "effect";
  */
 export const isStorableName = Schema.makeFilter(isStoredText, { message: STORED_TEXT_MESSAGE });
 
+/** For the same names: only spaces is no name (the routes store the name trimmed). */
+export const isNotBlank = Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" });
+
 export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
 export type ActorLabel = (typeof ACTORS)[number];
 
@@ -34,8 +37,18 @@ export const Days = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX
   default: DEFAULT_DAYS,
 });
 
+// 48 hours: "the last 24 hours" and its previous window are all a dashboard asks for hourly; longer runs are days.
+export const MAX_HOURS = 48;
+
+export const Hours = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_HOURS })).annotate({
+  message: `must be a whole number of hours from 1 to ${MAX_HOURS}`,
+  description:
+    "Instead of days: a rolling window of hours ending with the current hour (24 = the current hour and the 23 before it), read from the hourly rollups; the previous window is the same number of hours just before it. Visitors are distinct per hour and summed over the hours, so a visitor seen in two hours counts twice (basis `inferred`). Not together with `days`.",
+});
+
 export const WindowQuery = {
   days: Schema.optionalKey(Days),
+  hours: Schema.optionalKey(Hours),
   actor: Schema.optionalKey(ActorParam),
 };
 
@@ -57,11 +70,18 @@ export const ErrorBody = Schema.Struct({
   details: Schema.optionalKey(Schema.Array(FieldError)),
 }).annotate({ identifier: "Error", description: "Every error: a one-line message, plus the bad fields for validation errors (400)." });
 
+/** The window's own fields in every read response, with or without an actor. */
+export const WindowSpanEcho = {
+  days: Schema.Int.annotate({ description: "The window's length in whole UTC days; for an hours window, the UTC days it touches." }),
+  from: Schema.String.annotate({ description: "First UTC day of the window, YYYY-MM-DD." }),
+  to: Schema.String.annotate({ description: "Last UTC day of the window (today), YYYY-MM-DD." }),
+  hours: Schema.optionalKey(Schema.Int).annotate({ description: "An hours window's length (the `hours` asked for); absent for whole days." }),
+  start: Schema.optionalKey(Schema.String).annotate({ description: "An hours window's first hour, ISO 8601 (UTC); it runs through the current hour." }),
+};
+
 /** The window a read answered for, echoed so a client never has to recompute UTC days. */
 export const WindowEcho = {
   site_id: Schema.Int,
   actor: ActorParam,
-  days: Schema.Int,
-  from: Schema.String.annotate({ description: "First UTC day of the window, YYYY-MM-DD." }),
-  to: Schema.String.annotate({ description: "Last UTC day of the window (today), YYYY-MM-DD." }),
+  ...WindowSpanEcho,
 };

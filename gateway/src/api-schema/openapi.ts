@@ -26,6 +26,8 @@ function errorStatuses(op: Operation): number[] {
   // Cookie-authenticated writes must be JSON (auth/csrf.ts).
   if (op.security !== "none" && op.method !== "GET") set.add(415);
   if (op.query || op.body) set.add(400);
+  // Every body passes the transport's limit (BODY_LIMIT in layers/gateway-layers.ts).
+  if (op.body) set.add(413);
   return [...set].sort((a, b) => a - b);
 }
 
@@ -51,6 +53,13 @@ export function buildOpenApiDocument(version: string): Json {
   const multi = JsonSchema.toMultiDocumentOpenApi3_1(SchemaRepresentation.toJsonSchemaMultiDocument(SchemaRepresentation.toRepresentations(asts)));
   const compiled = (s: Schema.Top) => multi.schemas[index.get(s)!] as Json;
   const errorRef = compiled(ErrorBody);
+  for (const op of OPERATIONS) {
+    if (!op.body || op.unknownBodyFields === "ignored") continue;
+    const body = compiled(op.body);
+    const ref = typeof body["$ref"] === "string" ? body["$ref"].split("/").pop()! : undefined;
+    const object = (ref === undefined ? body : (multi.definitions as Record<string, Json>)[ref]!);
+    if (object["type"] === "object") object["additionalProperties"] = false;
+  }
 
   const paths: Record<string, Record<string, Json>> = {};
   for (const op of OPERATIONS) {

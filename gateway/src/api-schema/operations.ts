@@ -1,6 +1,8 @@
 // Every route of the gateway, described once: method, path, credential, and the Schemas of its query, body
-// and responses. /api/openapi.json is generated from this list; the route modules validate and shape with
-// the same Schema values, so the document cannot drift from what a route accepts.
+// and responses. /api/openapi.json is generated from this list, and the router is built from it too
+// (routes/operation-routes.ts): each handler is bound to an operation's `METHOD path`, authenticated by its
+// `security` and given its query and body decoded with its Schemas, so the document cannot drift from what a
+// route accepts.
 import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
@@ -32,6 +34,12 @@ export interface Operation {
   readonly query?: Schema.Top;
   readonly body?: Schema.Top;
   readonly bodyContentTypes?: readonly string[];
+  /**
+   * Default "refused": the router decodes the body and a field the Schema does not name is a 400, so the document
+   * closes the object (additionalProperties: false). "ignored": the ingest pipeline decodes it with core's decoder
+   * of the same Schema, which skips unknown fields so an older gateway still counts a newer tracker's events.
+   */
+  readonly unknownBodyFields?: "refused" | "ignored";
   readonly responses: readonly OperationResponse[];
   /** Error statuses besides those implied by security, query and body. */
   readonly errors?: readonly number[];
@@ -41,19 +49,20 @@ const SITE_ID = { id: "The site's numeric id or its domain." };
 const ok = (schema: Schema.Top, description = "OK"): OperationResponse => ({ status: 200, description, schema });
 const SITE_ERRORS = [403, 404];
 
-export const OPERATIONS: readonly Operation[] = [
+// Kept with its literal types (each method, path and Schema), from which the handlers' request types derive.
+const DEFINED = [
   // Ingest (routes/ingest.ts)
   {
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
     description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed. At most SVC_EVENT_RATE_PER_CLIENT requests a second per client (bursts of 30 s worth), then 429 with Retry-After.",
-    body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"],
-    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 413, 422, 429, 503],
+    body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"], unknownBodyFields: "ignored",
+    responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 422, 429, 503],
   },
   { method: "OPTIONS", path: "/api/event", tag: "ingest", security: "none", summary: "CORS preflight for /api/event", responses: [{ status: 204, description: "CORS headers." }] },
   {
     method: "POST", path: "/api/hit", tag: "ingest", security: "none", summary: "Record server hits (the middleware), one object or an array of up to 100",
     description: "A site with a hit token needs `Authorization: Bearer svc_hit_…` (401 otherwise). At most SVC_HIT_RATE_PER_SITE hits a second per site (bursts of 30 s worth), then 429 with Retry-After.",
-    body: ServerHitsBody, responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 413, 422, 429, 503],
+    body: ServerHitsBody, unknownBodyFields: "ignored", responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 422, 429, 503],
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },
@@ -137,4 +146,15 @@ export const OPERATIONS: readonly Operation[] = [
   // Team settings (routes/team.ts)
   { method: "GET", path: "/api/team/llm", tag: "team", security: "session", summary: "The team's language-model settings (keys never returned)", responses: [ok(LlmSettings)] },
   { method: "PATCH", path: "/api/team/llm", tag: "team", security: "session", summary: "Choose the team's language-model provider and model", body: PatchLlm, responses: [ok(LlmSettings)] },
-];
+] as const satisfies readonly Operation[];
+
+export const OPERATIONS: readonly Operation[] = DEFINED;
+
+type AnyOperation = (typeof DEFINED)[number];
+/** `METHOD path` of one operation (distributes over the union, never mixing one's method with another's path). */
+type KeyOf<O> = O extends Operation ? `${O["method"]} ${O["path"]}` : never;
+/** The name a handler is bound by: `"GET /api/sites/{id}/stats"`. */
+export type OperationKey = KeyOf<AnyOperation>;
+export type OperationAt<K extends OperationKey> = AnyOperation extends infer O ? (O extends Operation ? (KeyOf<O> extends K ? O : never) : never) : never;
+
+export const operationKey = (op: Operation): string => `${op.method} ${op.path}`;

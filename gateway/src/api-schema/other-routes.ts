@@ -1,17 +1,21 @@
-// Schemas of the routes other modules implement (auth and keys, public, live), written from those modules'
-// behaviour so /api/openapi.json covers every route. The ingest bodies are core's own schemas, used as-is.
+// Schemas of the auth, key and public routes: the login and key bodies are the ones those routes decode with,
+// the answers are what they send. The ingest bodies are core's own schemas, used as-is.
 import { Schema } from "effect";
-import { isStorableName } from "./common.ts";
+import { isNotBlank, isStorableName } from "./common.ts";
 import { SCOPES } from "../auth/principal.ts";
 
 const Scope = Schema.Literals(SCOPES).annotate({
   description: "`read`: every read route, the live stream and the MCP server. `admin`: also sites and goals (writes). Sessions are admin.",
 });
 
-export const LoginBody = Schema.Struct({
-  email: Schema.String.check(Schema.isMaxLength(320)),
-  password: Schema.String.check(Schema.isMaxLength(1024)),
-}).annotate({ identifier: "Login" });
+const text = (what: string, max: number) =>
+  Schema.String.annotate({ message: `must be ${what}` }).check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }));
+
+// 320: the longest valid e-mail address (RFC 3696 errata); 1,024 bounds the password digest input without limiting real passwords.
+export const LoginBody = Schema.Struct({ email: text("an e-mail address", 320), password: text("a string", 1024) }).annotate({
+  identifier: "Login",
+  message: "must be a JSON object",
+});
 
 export const LoginResponse = Schema.Struct({
   token: Schema.String.annotate({ description: "Session token: send as `Authorization: Bearer <token>`, or rely on the HttpOnly `svc_session` cookie set with it." }),
@@ -27,9 +31,9 @@ export const Me = Schema.Struct({
 }).annotate({ identifier: "Me" });
 
 export const CreateKeyBody = Schema.Struct({
-  name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100), isStorableName),
-  scope: Schema.optionalKey(Scope.annotate({ description: "Default `read`." })),
-}).annotate({ identifier: "CreateApiKey" });
+  name: text("a key name", 100).check(isNotBlank, isStorableName),
+  scope: Schema.optionalKey(Scope.annotate({ message: `must be ${SCOPES.join(" or ")}`, description: "Default `read`." })),
+}).annotate({ identifier: "CreateApiKey", message: "must be a JSON object" });
 
 export const CreatedKey = Schema.Struct({
   id: Schema.Int,
@@ -72,5 +76,3 @@ export const Health = Schema.Struct({
   identifier: "Health",
   description: "Without a credential only `status`. With any valid credential also the database, sites, site-lane, writer, rollup, live, rejection, rate-limiter and default-partition counters and memory.",
 });
-
-export const LiveQuery = Schema.Struct({});

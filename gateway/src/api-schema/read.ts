@@ -1,6 +1,6 @@
 // Requests and responses of the read routes (stats, breakdown, AI panel). Numbers come from the rollups only.
 import { Schema } from "effect";
-import { Derived, WindowEcho, WindowQuery } from "./common.ts";
+import { Derived, WindowEcho, WindowQuery, WindowSpanEcho } from "./common.ts";
 
 export const BREAKDOWN_FIELDS = ["page", "source", "channel", "country", "device", "browser", "os", "utm_source", "utm_medium", "utm_campaign", "event", "rule"] as const;
 export type BreakdownField = (typeof BREAKDOWN_FIELDS)[number];
@@ -27,15 +27,14 @@ export const BreakdownQuery = Schema.Struct({
 });
 export const AiQuery = Schema.Struct({
   days: WindowQuery.days,
+  hours: WindowQuery.hours,
   limit: Schema.optionalKey(Limit),
 });
-/** Query parameters given to decodeQuery as integers. */
-export const INTEGER_PARAMS = ["days", "limit"] as const;
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 
 export const Totals = Schema.Struct({
-  visitors: Count.annotate({ description: "Distinct visitors per UTC day, summed over the window's days; for actor=all distinct over actors too." }),
+  visitors: Count.annotate({ description: "Distinct visitors per UTC day (per hour for an hours window), summed over the window; for actor=all distinct over actors too." }),
   pageviews: Count,
   events: Count.annotate({ description: "Browser events other than pageviews." }),
   hits: Count.annotate({ description: "Server middleware hits." }),
@@ -53,11 +52,12 @@ export const SeriesPoint = Schema.Struct({
 export const StatsResponse = Schema.Struct({
   ...WindowEcho,
   visitors_basis: Schema.optionalKey(Schema.Literal("inferred")).annotate({
-    description: "Present when a day of the window went past the site's visitor budget (SVC_VISITOR_BUDGET): its visitors are an upper bound, not exact.",
+    description:
+      "Present when visitors are an upper bound, not exact: an hours window (visitors distinct per hour, summed), or a day of the window past the site's visitor budget (SVC_VISITOR_BUDGET).",
   }),
-  visitors_inferred_days: Schema.optionalKey(Schema.Array(Schema.String)).annotate({ description: "Those days (YYYY-MM-DD)." }),
+  visitors_inferred_days: Schema.optionalKey(Schema.Array(Schema.String)).annotate({ description: "The days past the visitor budget (YYYY-MM-DD)." }),
   current: Totals,
-  previous: Schema.Struct({ from: Schema.String, to: Schema.String, totals: Totals }),
+  previous: Schema.Struct({ from: Schema.String, to: Schema.String, start: WindowSpanEcho.start, totals: Totals }),
   change: Schema.Struct({
     visitors: Derived,
     pageviews: Derived,
@@ -65,7 +65,7 @@ export const StatsResponse = Schema.Struct({
     hits: Derived,
     views_per_visitor: Derived,
   }).annotate({ description: "(current − previous) / previous as a fraction; null when the previous value is 0." }),
-  granularity: Schema.Literals(["hour", "day"]).annotate({ description: "hour when days ≤ 2 (through the current hour), else day (through today)." }),
+  granularity: Schema.Literals(["hour", "day"]).annotate({ description: "hour for an hours window and when days ≤ 2 (through the current hour), else day (through today)." }),
   series: Schema.Array(SeriesPoint).annotate({ description: "Every bucket of the window, zero-filled." }),
 }).annotate({ identifier: "Stats" });
 
@@ -93,9 +93,7 @@ const Named = {
 
 export const AiResponse = Schema.Struct({
   site_id: Schema.Int,
-  days: Schema.Int,
-  from: Schema.String,
-  to: Schema.String,
+  ...WindowSpanEcho,
   assistants: Schema.Struct({
     visitors: Count,
     pageviews: Count,

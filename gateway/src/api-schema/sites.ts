@@ -1,7 +1,7 @@
 // Sites and goals: their records, and the bodies that create or change them.
 import { Schema } from "effect";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../sites/site-fields.ts";
-import { isStorableName, WindowEcho, WindowQuery } from "./common.ts";
+import { isNotBlank, isStorableName, WindowEcho, WindowQuery } from "./common.ts";
 
 export const Site = Schema.Struct({
   id: Schema.Int,
@@ -50,7 +50,7 @@ export const MAX_GOAL_NAME = 120;
 
 export const CreateGoal = Schema.Struct({
   name: Schema.String.check(
-    Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }),
+    isNotBlank,
     Schema.isMaxLength(MAX_GOAL_NAME, { message: `must be at most ${MAX_GOAL_NAME} characters` }),
     isStorableName,
   ).annotate({ message: "must be a string", description: "The exact event name to count (`pageview` counts pageviews)." }),

@@ -1,7 +1,7 @@
 // The team's language-model settings. Keys come only from the environment and are never returned.
 import { Schema } from "effect";
 import { LLM_PROVIDERS } from "../config.ts";
-import { isStorableName } from "./common.ts";
+import { isNotBlank, isStorableName } from "./common.ts";
 
 export const LlmProvider = Schema.Literals(LLM_PROVIDERS).annotate({
   identifier: "LlmProvider",
@@ -14,7 +14,7 @@ export const PatchLlm = Schema.Struct({
   model: Schema.optionalKey(
     Schema.NullOr(
       Schema.String.check(
-        Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }),
+        isNotBlank,
         Schema.isMaxLength(200, { message: "must be at most 200 characters" }),
         isStorableName,
       ),

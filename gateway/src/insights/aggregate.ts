@@ -7,8 +7,8 @@
 // The current anomaly flags are not added: the SPEC says the model receives "only this shape, nothing else".
 import { displayLabel } from "@svc/core";
 import { aiReport, type RollupSource } from "../read/reports.ts";
-import { dailyTotals } from "../read/rollup-reads.ts";
-import { readWindow } from "../read/window.ts";
+import { bucketTotals } from "../read/rollup-reads.ts";
+import { bothSpans, readWindow } from "../read/window.ts";
 
 // 7 days: a weekly run describes its week, and delta_wow compares it with the week before.
 export const AGGREGATE_DAYS = 7;
@@ -39,10 +39,10 @@ function countsByLabel(rows: ReadonlyArray<{ name: string; count: number }>): Re
 
 export async function buildAggregate(src: RollupSource, siteId: number, nowMs: number): Promise<InsightsAggregate> {
   const w = readWindow(nowMs, AGGREGATE_DAYS, "all");
-  const range = { from: w.previous.from, to: w.to };
+  const range = bothSpans(w);
   const [days, viaAi, ai] = await Promise.all([
-    dailyTotals(src.pool, siteId, ["human"], range),
-    dailyTotals(src.pool, siteId, ["human_via_ai"], range),
+    bucketTotals(src.pool, siteId, ["human"], range),
+    bucketTotals(src.pool, siteId, ["human_via_ai"], range),
     aiReport(src, siteId, w, AGGREGATE_LIST_LIMIT),
   ]);
   const sum = (series: ReadonlyMap<number, { visitors: number }>, current: boolean) => {

@@ -23,11 +23,11 @@ import { type StateBudget, UNBOUNDED } from "./state-budget.ts";
 /** 30 minutes: the inactivity that ends a visit, as in every mainstream web analytics product. */
 export const VISIT_GAP_MS = 30 * 60_000;
 
-/** The columns a visit's entry row decides for the whole visit. */
-export type VisitRow = Pick<
-  EventRow,
-  "ts" | "actor" | "ai_name" | "rule" | "source" | "referrer_host" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content"
->;
+/** The columns the visit rule reads: what a visit's entry row decides for the whole visit, and when. */
+export const VISIT_COLUMNS = [
+  "ts", "actor", "ai_name", "rule", "source", "referrer_host", "channel", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content",
+] as const;
+export type VisitRow = Pick<EventRow, (typeof VISIT_COLUMNS)[number]>;
 
 export type Attribution = Readonly<Omit<VisitRow, "ts" | "rule">>;
 

@@ -36,7 +36,6 @@ import { authRoutes, createAuthenticator } from "../auth/index.ts";
 import { ApiError, errorResponse } from "../errors.ts";
 import { openCountryLookup } from "../geo/country.ts";
 import { nodeTransport } from "../http/node.ts";
-import { Router } from "../http/router.ts";
 import type { HttpTransport } from "../http/transport.ts";
 import { uwsTransport } from "../http/uws.ts";
 import { LiveHub } from "../live/hub.ts";
@@ -46,6 +45,7 @@ import { goalRoutes } from "../routes/goals.ts";
 import { ingestRoutes } from "../routes/ingest.ts";
 import { liveRoutes } from "../routes/live.ts";
 import { openapiRoutes } from "../routes/openapi.ts";
+import { OperationRoutes } from "../routes/operation-routes.ts";
 import { publicRoutes } from "../routes/public.ts";
 import { readRoutes } from "../routes/read.ts";
 import { siteRoutes } from "../routes/sites.ts";
@@ -367,35 +367,35 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
 
       const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
       const limits = createIngestLimits({ eventRatePerClient: config.eventRatePerClient, hitRatePerSite: config.hitRatePerSite, now: clock.now });
-      const { authenticate, authenticateAdmin } = auth;
-
-      const router = new Router();
-      authRoutes(router, { auth, web, now: clock.now, log });
-      ingestRoutes(router, { sites, lanes, country, trustProxy: config.trustProxy, counters, health, limits });
-      publicRoutes(router, {
+      const routes = new OperationRoutes({ auth, pool, clock, flushRollups });
+      authRoutes(routes, { auth, web, now: clock.now, log });
+      ingestRoutes(routes, { sites, lanes, country, trustProxy: config.trustProxy, counters, health, limits });
+      publicRoutes(routes, {
         pool, sites, tracker, country, lanes, writer, rollups, counters, live, health, supervisor,
-        defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate,
+        defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
       });
-      siteRoutes(router, { pool, sites, authenticate, authenticateAdmin });
-      goalRoutes(router, { pool, clock, authenticate, authenticateAdmin, flushRollups });
-      readRoutes(router, { pool, clock, authenticate, flushRollups });
-      liveRoutes(router, {
-        pool, clock, hub: live, lanes, authenticate, credentialId: auth.credentialId,
+      siteRoutes(routes, { pool, sites });
+      goalRoutes(routes, pool);
+      readRoutes(routes, { pool, clock });
+      liveRoutes(routes, {
+        pool, clock, hub: live, lanes, authenticate: auth.authenticate, credentialId: auth.credentialId,
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
-      teamRoutes(router, { pool, llm: config.llm, authenticateSession: auth.authenticateSession });
+      teamRoutes(routes, { pool, llm: config.llm });
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
       const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
-      anomalyRoutes(router, { pool, detector, authenticate, flushRollups });
-      insightRoutes(router, { pool, insights, authenticate, authenticateAdmin, flushRollups });
+      anomalyRoutes(routes, detector);
+      insightRoutes(routes, { insights, flushRollups });
+      openapiRoutes(routes);
+      // Throws (failing the boot) while an operation of api-schema/operations.ts has no handler.
+      const router = routes.router();
       const scheduled = [anomalyScan(pool, detector, log), insightsSchedule(insights, config.llm.insightsEveryHours, log)].flatMap((t) => (t ? [t] : []));
       yield* Effect.acquireRelease(
         Effect.sync(() => scheduled.forEach((task) => task.start())),
         () => Effect.promise(() => Promise.all(scheduled.map((task) => task.stop()))),
       );
-      openapiRoutes(router);
 
       const transport = transportOverride ?? transports[config.transport];
       const server = yield* Effect.acquireRelease(

@@ -13,19 +13,13 @@
 // revoked key, a logged-out or expired session ends its stream with a `revoked` event within 15 s.
 import { Effect } from "effect";
 import type { StreamSink } from "../http/transport.ts";
+import { type Counts, addCounts, zeroCounts } from "../rollups/counts.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 
 export const LIVE_FLUSH_MS = 500;
 export const MAX_DELTA_DIMENSIONS = 100;
 export const HEARTBEAT_MS = 15_000;
-
-interface Counts {
-  pageviews: number;
-  events: number;
-  hits: number;
-  visitors: number;
-}
 
 interface SiteDelta {
   readonly totals: Map<string, Counts>;
@@ -38,8 +32,6 @@ export interface LiveStats {
   messages: number;
   resyncs: number;
 }
-
-const zero = (): Counts => ({ pageviews: 0, events: 0, hits: 0, visitors: 0 });
 
 export class LiveHub {
   private readonly subscribers = new Map<number, Set<StreamSink>>();
@@ -112,8 +104,8 @@ export class LiveHub {
       else {
         const key = `${d.actor}\u0000${d.dim}\u0000${d.value}`;
         let c = site.dims.get(key);
-        if (!c) site.dims.set(key, (c = { actor: d.actor, dim: d.dim, value: d.value, ...zero() }));
-        addCounts(c, d);
+        if (!c) site.dims.set(key, (c = { actor: d.actor, dim: d.dim, value: d.value, ...zeroCounts() }));
+        addToday(c, d);
       }
     }
   }
@@ -168,14 +160,9 @@ export function sse(event: string, data: unknown): string {
 
 function add(map: Map<string, Counts>, key: string, d: RollupDelta): void {
   let c = map.get(key);
-  if (!c) map.set(key, (c = zero()));
-  addCounts(c, d);
+  if (!c) map.set(key, (c = zeroCounts()));
+  addToday(c, d);
 }
 
-function addCounts(c: Counts, d: RollupDelta): void {
-  c.pageviews += d.pageviews;
-  c.events += d.events;
-  c.hits += d.hits;
-  // Today's visitors: a delta's visitors_day is 1 exactly when the visitor is new today for that value.
-  c.visitors += d.visitors_day;
-}
+// Today's visitors: a delta's visitors_day is 1 exactly when the visitor is new today for that value.
+const addToday = (c: Counts, d: RollupDelta): Counts => addCounts(c, d, d.visitors_day);

@@ -4,15 +4,14 @@ import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webview
 import type pg from "pg";
 import type { ActorLabel, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
-import { type AiRow, type Counts, type ValueCounts, aiRollups, dailyTotals, eventCounts, hourlyTotals, valueSums, zeroCounts } from "./rollup-reads.ts";
+import { type AiRow, type ValueCounts, aiRollups, bucketTotals, eventCounts, valueSums } from "./rollup-reads.ts";
+import { type Counts, addCounts, zeroCounts } from "../rollups/counts.ts";
 import { type SettledCache, splitSettled } from "./settled-cache.ts";
 import { visitorBudgetDays } from "../storage/budget-days.ts";
-import { type DayRange, type ReadWindow, windowBuckets } from "./window.ts";
+import { type ReadWindow, type Span, bothSpans, windowBuckets } from "./window.ts";
 
 // Hourly series up to 2 days (≤ 48 points); beyond that a daily one (≤ 366 points).
 const HOURLY_MAX_DAYS = 2;
-
-const add = (a: Counts, b: Counts): Counts => ({ visitors: a.visitors + b.visitors, pageviews: a.pageviews + b.pageviews, events: a.events + b.events, hits: a.hits + b.hits });
 
 const ratio = (num: number, den: number, basis: Derived["basis"]): Derived => ({ value: den === 0 ? null : round(num / den), basis });
 const change = (cur: number | null, prev: number | null): Derived => ({
@@ -26,35 +25,46 @@ function totals(counts: Counts, basis: Derived["basis"]): typeof StatsResponse.T
   return { ...counts, views_per_visitor: ratio(counts.pageviews, counts.visitors, basis) };
 }
 
-const echo = (siteId: number, actor: ActorLabel | "all", w: ReadWindow) => ({ site_id: siteId, actor, days: w.days, from: w.from, to: w.to });
+const isoStart = (span: Span) => (span.grain === "hour" ? { start: new Date(span.fromMs).toISOString() } : {});
+
+/** The window a read answered for, as every read response echoes it (api-schema/common.ts WindowEcho). */
+export const windowEcho = (w: ReadWindow) => ({
+  days: w.days,
+  from: w.from,
+  to: w.to,
+  ...(w.hours === null ? {} : { hours: w.hours, ...isoStart(w.current) }),
+});
+
+const echo = (siteId: number, actor: ActorLabel | "all", w: ReadWindow) => ({ site_id: siteId, actor, ...windowEcho(w) });
 
 export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLabel | "all", w: ReadWindow): Promise<typeof StatsResponse.Type> {
-  const grain = w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
+  const grain = w.hours !== null || w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
   const buckets = windowBuckets(w, grain);
-  const [days, hours, inferredDays] = await Promise.all([
-    dailyTotals(pool, siteId, w.totalActors, { from: w.previous.from, to: w.to }),
-    grain === "hour" ? hourlyTotals(pool, siteId, w.totalActors, w.startMs, w.currentHourMs) : Promise.resolve(null),
+  const [both, hours, inferredDays] = await Promise.all([
+    bucketTotals(pool, siteId, w.totalActors, bothSpans(w)),
+    // A days window sums exact days, and draws its hourly series from a second read.
+    grain === "hour" && w.hours === null ? bucketTotals(pool, siteId, w.totalActors, { grain: "hour", fromMs: w.startMs, toMs: w.currentHourMs }) : null,
     visitorBudgetDays(pool, siteId, { from: w.from, to: w.to }),
   ]);
-  let current = zeroCounts();
-  let previous = zeroCounts();
-  for (const [day, counts] of days) {
-    if (day >= w.startMs) current = add(current, counts);
-    else previous = add(previous, counts);
-  }
-  const perBucket = hours ?? days;
+  const current = zeroCounts();
+  const previous = zeroCounts();
+  for (const [bucket, counts] of both) addCounts(bucket >= w.startMs ? current : previous, counts, counts.visitors);
+  const perBucket = hours ?? both;
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
-  // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there.
-  const basis: Derived["basis"] = inferredDays.length > 0 ? "inferred" : "observed";
+  // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there. An
+  // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too.
+  const inferred = inferredDays.length > 0 || w.hours !== null;
+  const basis: Derived["basis"] = inferred ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
   return {
     ...echo(siteId, actor, w),
-    ...(inferredDays.length > 0 ? { visitors_basis: "inferred" as const, visitors_inferred_days: inferredDays } : {}),
+    ...(inferred ? { visitors_basis: "inferred" as const } : {}),
+    ...(inferredDays.length > 0 ? { visitors_inferred_days: inferredDays } : {}),
     current: cur,
-    previous: { from: w.previous.from, to: w.previous.to, totals: prev },
+    previous: { from: w.previous.from, to: w.previous.to, ...isoStart(w.prior), totals: prev },
     change: {
-      visitors: change(cur.visitors, prev.visitors),
+      visitors: { ...change(cur.visitors, prev.visitors), basis },
       pageviews: change(cur.pageviews, prev.pageviews),
       events: change(cur.events, prev.events),
       hits: change(cur.hits, prev.hits),
@@ -81,28 +91,30 @@ export interface RollupSource {
 }
 
 /**
- * The sums of a window by `id`: settled days from the cache (one load per TTL), the live days from the
- * database, merged. Cached rows are never mutated: a merged row is a new object.
+ * The sums of a window by `id`: for whole days, settled days from the cache (one load per TTL) and the live
+ * days from the database, merged; an hours window (at most 48 hour buckets) is read whole. Cached rows are
+ * never mutated: a merged row is a new object.
  */
 async function windowSums<T extends ValueCounts>(
   src: RollupSource,
   key: string,
-  range: DayRange,
-  load: (range: DayRange) => Promise<readonly T[]>,
+  span: Span,
+  load: (span: Span) => Promise<readonly T[]>,
   id: (row: T) => string,
 ): Promise<ReadonlyMap<string, T>> {
-  const byId = async (r: DayRange) => new Map((await load(r)).map((row) => [id(row), row] as const));
-  const { settled, live } = splitSettled(range, src.now());
+  const byId = (rows: readonly T[]) => new Map(rows.map((row) => [id(row), row] as const));
+  if (span.grain === "hour") return byId(await load(span));
+  const { settled, live } = splitSettled(span, src.now());
   const [old, recent] = await Promise.all([
-    settled ? src.cache.get(`${key}|${settled.from}|${settled.to}`, () => byId(settled)) : null,
-    live ? load(live) : null,
+    settled ? src.cache.get(`${key}|${settled.from}|${settled.to}`, async () => byId(await load({ grain: "day", ...settled }))) : null,
+    live ? load({ grain: "day", ...live }) : null,
   ]);
   if (!recent) return old ?? new Map();
   const merged = new Map(old ?? []);
   for (const row of recent) {
     const k = id(row);
     const m = merged.get(k);
-    merged.set(k, m ? { ...m, visitors: m.visitors + row.visitors, pageviews: m.pageviews + row.pageviews, events: m.events + row.events, hits: m.hits + row.hits } : row);
+    merged.set(k, m ? addCounts({ ...m }, row, row.visitors) : row);
   }
   return merged;
 }
@@ -125,7 +137,7 @@ export async function breakdownReport(
   field: BreakdownField,
   limit: number,
 ): Promise<typeof BreakdownResponse.Type> {
-  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}`, w, (r) => valueSums(src.pool, siteId, field, w.actors, r), (row) => row.value);
+  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}`, w.current, (span) => valueSums(src.pool, siteId, field, w.actors, span), (row) => row.value);
   return {
     ...echo(siteId, actor, w),
     field,
@@ -145,7 +157,7 @@ const OPERATORS: ReadonlyMap<string, string> = new Map(
 const operatorOf = (name: string): string | null => OPERATORS.get(name) ?? null;
 
 export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
-  const rows = await windowSums(src, `ai|${siteId}`, w, (r) => aiRollups(src.pool, siteId, r), (row) => `${row.slice}\u0000${row.value}`);
+  const rows = await windowSums(src, `ai|${siteId}`, w.current, (span) => aiRollups(src.pool, siteId, span), (row) => `${row.slice}\u0000${row.value}`);
   const slices = new Map<AiRow["slice"], AiRow[]>();
   for (const r of rows.values()) {
     let list = slices.get(r.slice);
@@ -181,9 +193,7 @@ export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow,
 
   return {
     site_id: siteId,
-    days: w.days,
-    from: w.from,
-    to: w.to,
+    ...windowEcho(w),
     assistants: {
       visitors: assistantTotal.visitors,
       pageviews: assistantTotal.pageviews,
@@ -214,10 +224,10 @@ export interface GoalConversions {
 
 /**
  * Conversions of each goal name: the events of that exact name (a goal named `pageview` counts pageviews),
- * with their visitors distinct per day and summed over the window.
+ * with their visitors distinct per day (per hour for an hours window) and summed over the window.
  */
 export async function goalConversions(pool: pg.Pool, siteId: number, w: ReadWindow, names: readonly string[]): Promise<Map<string, GoalConversions>> {
-  const counts = await eventCounts(pool, siteId, w.actors, w, names);
+  const counts = await eventCounts(pool, siteId, w.actors, w.current, names);
   return new Map(names.map((n) => {
     const c = counts.get(n);
     return [n, { conversions: c ? c.pageviews + c.events : 0, visitors: c?.visitors ?? 0 }];

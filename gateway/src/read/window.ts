@@ -1,8 +1,10 @@
-// The windows every read route answers for: whole UTC days ending today, and the same number of days just
-// before them. "Today" comes from the injected clock, so tests pin it.
+// The windows every read route answers for, and the same length just before them: whole UTC days ending today
+// (`days`, from rollup_daily), or a rolling run of hours ending with the current hour (`hours`, from
+// rollup_hourly). "Now" comes from the injected clock, so tests pin it.
 import type { ActorLabel } from "../api-schema/common.ts";
-import { ACTORS } from "../api-schema/common.ts";
+import { ACTORS, DEFAULT_DAYS } from "../api-schema/common.ts";
 import { EVERY_ACTOR } from "../rollups/rollup-state.ts";
+import { ApiError } from "../errors.ts";
 import { DAY_MS, HOUR_MS } from "@svc/core";
 
 
@@ -12,9 +14,20 @@ export interface DayRange {
   readonly to: string;
 }
 
+/** The rollup rows a window sums: whole days of rollup_daily, or hour buckets of rollup_hourly (both bounds inclusive). */
+export type Span =
+  | ({ readonly grain: "day" } & DayRange)
+  | { readonly grain: "hour"; readonly fromMs: number; readonly toMs: number };
+
 export interface ReadWindow extends DayRange {
+  /** Whole UTC days: the window's length for a days window, the days an hours window touches otherwise. */
   readonly days: number;
+  /** The rolling window's length in hours; null for a window of whole days. */
+  readonly hours: number | null;
+  /** The UTC days the previous window touches. */
   readonly previous: DayRange;
+  readonly current: Span;
+  readonly prior: Span;
   /** The actors counted: the one asked for, or all five for `all`. */
   readonly actors: readonly ActorLabel[];
   /**
@@ -22,26 +35,75 @@ export interface ReadWindow extends DayRange {
    * counter (a visitor under two actors on one day is one visitor there).
    */
   readonly totalActors: readonly string[];
-  /** ms at 00:00 UTC of the first day, and at the start of the current hour (the last hourly bucket). */
+  /** ms at the start of the first bucket (00:00 UTC of the first day, or the first hour), and of the current hour. */
   readonly startMs: number;
   readonly currentHourMs: number;
 }
 
 export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const dayOf = (ms: number): number => ms - (ms % DAY_MS);
 
+const actorsOf = (actor: ActorLabel | "all") => ({
+  actors: actor === "all" ? ACTORS : [actor],
+  totalActors: actor === "all" ? [EVERY_ACTOR] : [actor],
+});
+
+/** `days` whole UTC days ending today, and the `days` days before them. */
 export function readWindow(nowMs: number, days: number, actor: ActorLabel | "all"): ReadWindow {
-  const today = nowMs - (nowMs % DAY_MS);
+  const today = dayOf(nowMs);
   const startMs = today - (days - 1) * DAY_MS;
+  const from = isoDay(startMs);
+  const to = isoDay(today);
+  const previous = { from: isoDay(startMs - days * DAY_MS), to: isoDay(startMs - DAY_MS) };
   return {
     days,
-    from: isoDay(startMs),
-    to: isoDay(today),
-    previous: { from: isoDay(startMs - days * DAY_MS), to: isoDay(startMs - DAY_MS) },
-    actors: actor === "all" ? ACTORS : [actor],
-    totalActors: actor === "all" ? [EVERY_ACTOR] : [actor],
+    hours: null,
+    from,
+    to,
+    previous,
+    current: { grain: "day", from, to },
+    prior: { grain: "day", ...previous },
+    ...actorsOf(actor),
     startMs,
     currentHourMs: nowMs - (nowMs % HOUR_MS),
   };
+}
+
+/**
+ * The current hour and the `hours − 1` before it, and the `hours` hours before those. Hour buckets are the
+ * finest the rollups keep, so "the last 24 hours" at 14:20 runs from 15:00 yesterday through 14:20 today.
+ */
+export function hoursWindow(nowMs: number, hours: number, actor: ActorLabel | "all"): ReadWindow {
+  const currentHourMs = nowMs - (nowMs % HOUR_MS);
+  const startMs = currentHourMs - (hours - 1) * HOUR_MS;
+  const priorFromMs = startMs - hours * HOUR_MS;
+  return {
+    days: (dayOf(currentHourMs) - dayOf(startMs)) / DAY_MS + 1,
+    hours,
+    from: isoDay(startMs),
+    to: isoDay(currentHourMs),
+    previous: { from: isoDay(priorFromMs), to: isoDay(startMs - HOUR_MS) },
+    current: { grain: "hour", fromMs: startMs, toMs: currentHourMs },
+    prior: { grain: "hour", fromMs: priorFromMs, toMs: startMs - HOUR_MS },
+    ...actorsOf(actor),
+    startMs,
+    currentHourMs,
+  };
+}
+
+/** The window a read route's decoded query asks for: `hours` or `days` (never both), else the default days. */
+export function queryWindow(nowMs: number, q: { readonly days?: number; readonly hours?: number }, actor: ActorLabel | "all"): ReadWindow {
+  if (q.days !== undefined && q.hours !== undefined) {
+    throw new ApiError("invalid_query", "invalid query", [{ path: "hours", message: "give days or hours, not both" }]);
+  }
+  return q.hours !== undefined ? hoursWindow(nowMs, q.hours, actor) : readWindow(nowMs, q.days ?? DEFAULT_DAYS, actor);
+}
+
+/** The whole span the window and its previous window cover together (one query reads both). */
+export function bothSpans(w: ReadWindow): Span {
+  return w.current.grain === "hour" && w.prior.grain === "hour"
+    ? { grain: "hour", fromMs: w.prior.fromMs, toMs: w.current.toMs }
+    : { grain: "day", from: w.previous.from, to: w.to };
 }
 
 /** Every bucket start of the window, in order: days through today, or hours through the current hour. */

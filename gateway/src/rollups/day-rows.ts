@@ -4,26 +4,30 @@
 // the day was. Script rows already store their visit's values (visit-state.ts), so the counts are the
 // stored ones and the visit state only follows them.
 import type pg from "pg";
-import type { RollupDelta } from "../storage/rows.ts";
+import { type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
-import { type DeltaSink, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
-import { type VisitRow, VisitState } from "../lanes/visit-state.ts";
+import { type DeltaSink, ROLLUP_COLUMNS, ROLLUP_OWN_COLUMNS, type RollupRow, RollupState, newDeltaSink } from "./rollup-state.ts";
+import { VISIT_COLUMNS, type VisitRow, VisitState } from "../lanes/visit-state.ts";
 import { type StateBudget, UNBOUNDED } from "../lanes/state-budget.ts";
 import { DAY_MS } from "@svc/core";
 
 
 const FETCH_ROWS = 10_000;
 
-const SELECT = `
-  select 'event' as kind, ts, actor, page, source, channel, utm_source, utm_medium, utm_campaign,
-         country, device, browser, os, ai_name, rule, visitor_hash, name, null::smallint as status,
-         referrer_host, utm_term, utm_content
-    from events where site_id = $1 and ts >= $2 and ts < $3
-  union all
-  select 'hit', ts, actor, page, source, channel, utm_source, utm_medium, utm_campaign,
-         country, device, browser, os, ai_name, rule, visitor_hash, null, status, referrer_host, utm_term, utm_content
-    from hits where site_id = $1 and ts >= $2 and ts < $3
-  order by ts`;
+/** What the replay reads of a row: what the rollups count and what the visit rule reads, each column once. */
+const REPLAY_COLUMNS = [...new Set<string>([...ROLLUP_COLUMNS, ROLLUP_OWN_COLUMNS.event, ROLLUP_OWN_COLUMNS.hit, ...VISIT_COLUMNS])];
+
+// A column the table lacks (events have no status, hits no name) reads as null; PostgreSQL takes its type
+// from the other branch of the union.
+function replaySelect(kind: string, table: string, columns: ColumnTable): string {
+  const list = REPLAY_COLUMNS.map((name) => (name in columns ? name : `null as ${name}`));
+  return `select '${kind}' as kind, ${list.join(", ")} from ${table} where site_id = $1 and ts >= $2 and ts < $3`;
+}
+
+const SELECT = `${replaySelect("event", "events", EVENT_COLUMNS)} union all ${replaySelect("hit", "hits", HIT_COLUMNS)} order by ts`;
+
+// pg returns timestamptz as a Date; the rows hold epoch ms.
+const TIMESTAMPS = REPLAY_COLUMNS.filter((name) => ({ ...HIT_COLUMNS, ...EVENT_COLUMNS } as ColumnTable)[name]!.codec === "timestamp");
 
 /** A stored row as the day's replay reads it: what the rollups count, and what a visit's entry decides. */
 export type DayRow = RollupRow & VisitRow;
@@ -37,7 +41,7 @@ export async function forEachDayRow(pool: pg.Pool, siteId: number, dayStart: num
     while (true) {
       const { rows } = await client.query(`fetch ${FETCH_ROWS} from day_rows`);
       for (const r of rows) {
-        r.ts = (r.ts as Date).getTime();
+        for (const name of TIMESTAMPS) r[name] = (r[name] as Date).getTime();
         onRow(r as DayRow);
       }
       count += rows.length;

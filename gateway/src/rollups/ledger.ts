@@ -4,6 +4,7 @@
 // writer hands the deltas of each committed submission here. Deltas of the same counter and hour are
 // summed into one entry through the counter itself (`LedgerSlot`), so adding costs a few additions and no
 // key string; each flush takes the entries and starts a new epoch, which makes counters open new entries.
+import { addDeltaCounts } from "./counts.ts";
 import { rollupKey } from "./rollup-writes.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { DAY_MS } from "@svc/core";
@@ -37,11 +38,7 @@ export class RollupLedger {
           slot.ledgerEpoch = this.epoch;
         }
       }
-      entry.pageviews += d.pageviews;
-      entry.events += d.events;
-      entry.hits += d.hits;
-      entry.visitors_hour += d.visitors_hour;
-      entry.visitors_day += d.visitors_day;
+      addDeltaCounts(entry, d);
     }
   }
 
@@ -74,13 +71,7 @@ function sumByKey(deltas: readonly RollupDelta[]): RollupDelta[] {
     const key = rollupKey(d.site_id, d.hour, d.actor, d.dim, d.value);
     const e = byKey.get(key);
     if (e === undefined) byKey.set(key, { site_id: d.site_id, hour: d.hour, actor: d.actor, dim: d.dim, value: d.value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors_hour: d.visitors_hour, visitors_day: d.visitors_day });
-    else {
-      e.pageviews += d.pageviews;
-      e.events += d.events;
-      e.hits += d.hits;
-      e.visitors_hour += d.visitors_hour;
-      e.visitors_day += d.visitors_day;
-    }
+    else addDeltaCounts(e, d);
   }
   return [...byKey.values()];
 }

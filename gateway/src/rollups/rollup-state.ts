@@ -36,11 +36,18 @@ export const DIMENSIONS = [
 export const EVERY_ACTOR = "all";
 export type Dimension = (typeof DIMENSIONS)[number];
 
+/** The columns of events and hits the rollups read; events add `name`, hits `status` (ROLLUP_OWN_COLUMNS). */
+export const ROLLUP_COLUMNS = [
+  "ts", "actor", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
+  "country", "device", "browser", "os", "ai_name", "rule", "visitor_hash",
+] as const;
+export const ROLLUP_OWN_COLUMNS = { event: "name", hit: "status" } as const;
+type RollupColumns = (typeof ROLLUP_COLUMNS)[number];
+
 /** A row as the rollups see it: the shared columns of events and hits, plus which kind it is. */
 export type RollupRow =
-  | ({ kind: "event" } & Pick<EventRow, RollupColumns | "name">)
-  | ({ kind: "hit" } & Pick<HitRow, RollupColumns | "status">);
-type RollupColumns = "ts" | "actor" | "page" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "country" | "device" | "browser" | "os" | "ai_name" | "rule" | "visitor_hash";
+  | ({ kind: "event" } & Pick<EventRow, RollupColumns | typeof ROLLUP_OWN_COLUMNS.event>)
+  | ({ kind: "hit" } & Pick<HitRow, RollupColumns | typeof ROLLUP_OWN_COLUMNS.hit>);
 
 // Status classes are interned once: a string built per row would be hashed anew at every lookup.
 const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];

@@ -7,6 +7,7 @@
 import { DAY_MS, storedText } from "@svc/core";
 import type pg from "pg";
 import { bisectWrite, isRefusedData, type Refused } from "../writer/bisect-write.ts";
+import { type Counts, addCounts, zeroCounts } from "./counts.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
 
@@ -33,7 +34,7 @@ const UPSERT_ROLLUPS = {
 
 
 /** One rollup row to upsert: a delta's key and counts, its hour turned into the table's bucket, one visitor count. */
-type MergedRollup = Omit<RollupDelta, "hour" | "visitors_hour" | "visitors_day" | "slot"> & { bucket: number; visitors: number };
+type MergedRollup = Pick<RollupDelta, "site_id" | "actor" | "dim" | "value"> & { bucket: number } & Counts;
 
 /** The identity of one rollup row: site, bucket (ms), actor, dimension, value. */
 export function rollupKey(siteId: number, bucket: number, actor: string, dim: string, value: string): string {
@@ -54,15 +55,9 @@ export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour"
     // one ever does not (measured on an earlier build: the flush then failed on every try, for every site).
     const value = storedText(d.value);
     const key = rollupKey(d.site_id, bucket, d.actor, d.dim, value);
-    const row = merged.get(key);
-    if (row === undefined) {
-      merged.set(key, { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value, pageviews: d.pageviews, events: d.events, hits: d.hits, visitors });
-    } else {
-      row.pageviews += d.pageviews;
-      row.events += d.events;
-      row.hits += d.hits;
-      row.visitors += visitors;
-    }
+    let row = merged.get(key);
+    if (row === undefined) merged.set(key, (row = { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value, ...zeroCounts() }));
+    addCounts(row, d, visitors);
   }
   const rows: MergedRollup[] = [];
   for (const row of merged.values()) {

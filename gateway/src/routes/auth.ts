@@ -1,21 +1,17 @@
-// Login, logout, who-am-I and API key management. Bodies are decoded with effect/Schema into the same
-// `{path, message}` details as ingest; every failure is an ApiError (errors.ts maps it to a status).
-import { fieldErrors } from "@svc/core";
-import { Result, Schema } from "effect";
+// Login, logout, who-am-I and API key management. Bodies are decoded with the operations' Schemas
+// (api-schema/other-routes.ts) into the same `{path, message}` details as ingest; every failure is an ApiError
+// (errors.ts maps it to a status).
 import { LOGIN_IN_JWT_MODE } from "../auth/auth-config.ts";
 import { cookieIsSecure, type CookiePolicy, sessionCookieName } from "../auth/credentials.ts";
 import type { AuthService } from "../auth/index.ts";
 import { AccountLockout, LoginLimiter } from "../auth/login-limiter.ts";
-import { SCOPES } from "../auth/principal.ts";
 import { SESSION_LIFETIME_MS } from "../auth/session-tokens.ts";
-import { isStorableName } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
-import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import { clientIp } from "../ingest/client-ip.ts";
-import { parseJson } from "../ingest/pipeline.ts";
 import type { Logger } from "../log.ts";
 import { jsonResponse } from "./json-response.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 export interface AuthRouteDeps {
   readonly auth: AuthService;
@@ -26,47 +22,25 @@ export interface AuthRouteDeps {
   readonly log: Logger;
 }
 
-const text = (what: string, max: number) =>
-  Schema.String.annotate({ message: `must be ${what}` }).check(Schema.isMaxLength(max, { message: `must be at most ${max} characters` }));
-
-// 320: the longest valid e-mail address (RFC 3696 errata); 1,024 bounds the password digest input without limiting real passwords.
-const LoginBody = Schema.Struct({ email: text("an e-mail address", 320), password: text("a string", 1024) }).annotate({ message: "must be a JSON object" });
-const KeyBody = Schema.Struct({
-  name: text("a key name", 100).check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "must not be blank" }), isStorableName),
-  scope: Schema.optionalKey(Schema.Literals(SCOPES).annotate({ message: `must be ${SCOPES.join(" or ")}` })),
-}).annotate({ message: "must be a JSON object" });
-
-function bodyDecoder<S extends Schema.ConstraintDecoder<unknown>>(schema: S): (req: HttpRequest) => S["Type"] {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "all" });
-  return (req) => {
-    const result = decode(parseJson(req.body));
-    if (Result.isFailure(result)) throw new ApiError("invalid_body", "invalid body", fieldErrors(result.failure.issue));
-    return result.success;
-  };
-}
-const decodeLogin = bodyDecoder(LoginBody);
-const decodeKey = bodyDecoder(KeyBody);
-
-
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   return `${sessionCookieName(secure)}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 }
 
-export function authRoutes(router: Router, deps: AuthRouteDeps): void {
+export function authRoutes(routes: OperationRoutes, deps: AuthRouteDeps): void {
   const { auth, log } = deps;
   const limiter = new LoginLimiter(deps.now);
   const accounts = new AccountLockout(deps.now);
   const clearCookie = (req: HttpRequest) => sessionCookie("", 0, cookieIsSecure(req, deps.web));
 
-  router
-    .on("POST", "/api/auth/login", async (req) => {
+  routes
+    .on("POST /api/auth/login", async ({ req, body: decode }) => {
       if (auth.config.mode !== "admin") throw new ApiError("not_found", LOGIN_IN_JWT_MODE);
       const decision = limiter.attempt(clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.web.trustProxy));
       if (!decision.ok) {
         log.warn("login rate limited");
         throw new ApiError("rate_limited", "too many login attempts; retry later", undefined, { "retry-after": String(decision.retryAfterSeconds) });
       }
-      const body = decodeLogin(req);
+      const body = decode();
       const account = accounts.check(body.email);
       if (!account.ok) {
         log.warn("login delayed: repeated failures for this account");
@@ -89,7 +63,8 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
         "set-cookie": sessionCookie(session.token, maxAge, cookieIsSecure(req, deps.web)),
       });
     })
-    .on("POST", "/api/auth/logout", async (req) => {
+    // Ending the session is the credential check: a dead or missing one is answered with the cookie cleared.
+    .authenticatesItself("POST /api/auth/logout", async ({ req }) => {
       try {
         await auth.logout(req);
       } catch (error) {
@@ -101,23 +76,15 @@ export function authRoutes(router: Router, deps: AuthRouteDeps): void {
       }
       return { status: 204, headers: { "set-cookie": clearCookie(req), "cache-control": "no-store" } };
     })
-    .on("GET", "/api/auth/me", async (req) => {
-      const principal = await auth.authenticate(req);
-      return jsonResponse(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, scope: principal.scope, mode: auth.config.mode });
-    })
-    .on("GET", "/api/keys", async (req) => {
-      const principal = await auth.authenticateSession(req);
-      return jsonResponse(200, { keys: await auth.keys.list(principal.teamId) });
-    })
-    .on("POST", "/api/keys", async (req) => {
-      const principal = await auth.authenticateSession(req);
-      const body = decodeKey(req);
+    .on("GET /api/auth/me", ({ principal }) => jsonResponse(200, { team_id: principal.teamId, via: principal.via, subject: principal.subject, scope: principal.scope, mode: auth.config.mode }))
+    .on("GET /api/keys", async ({ principal }) => jsonResponse(200, { keys: await auth.keys.list(principal.teamId) }))
+    .on("POST /api/keys", async ({ principal, body: decode }) => {
+      const body = decode();
       const created = await auth.keys.create(principal.teamId, body.name.trim(), body.scope ?? "read", principal.subject);
       log.info("api key created", { team: principal.teamId, key_id: created.id, scope: created.scope, by: principal.subject });
       return jsonResponse(201, created);
     })
-    .on("DELETE", "/api/keys/:id", async (req, params) => {
-      const principal = await auth.authenticateSession(req);
+    .on("DELETE /api/keys/{id}", async ({ principal, params }) => {
       const raw = params["id"]!;
       // 2^31 - 1: the largest value of the integer id column.
       if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) {

@@ -1,7 +1,7 @@
 import { errorResponse } from "../errors.ts";
 import type { HttpResponse } from "../http/transport.ts";
-import type { Router } from "../http/router.ts";
 import { type IngestDeps, ingestEvent, ingestHits } from "../ingest/pipeline.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 // The browser script posts cross-origin from every tracked site; only this route is open to CORS.
 export const EVENT_CORS = {
@@ -13,10 +13,13 @@ export const EVENT_CORS = {
 
 const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...EVENT_CORS } });
 
-export function ingestRoutes(router: Router, deps: IngestDeps): void {
-  router
-    .on("OPTIONS", "/api/event", () => ({ status: 204, headers: EVENT_CORS }))
-    .on("POST", "/api/event", async (req) => {
+// The bodies are decoded by the pipeline with core's decoders of the operations' own Schemas (BrowserEventBody,
+// ServerHitsBody: core/src/schema), not by `body()`: the per-client rate limit comes before parsing, a rejection
+// is counted, and /api/event answers its errors with CORS headers.
+export function ingestRoutes(routes: OperationRoutes, deps: IngestDeps): void {
+  routes
+    .on("OPTIONS /api/event", () => ({ status: 204, headers: EVENT_CORS }))
+    .on("POST /api/event", async ({ req }) => {
       try {
         await ingestEvent(req, deps);
         return { status: 202, headers: EVENT_CORS };
@@ -25,7 +28,7 @@ export function ingestRoutes(router: Router, deps: IngestDeps): void {
         return withCors(errorResponse(error));
       }
     })
-    .on("POST", "/api/hit", async (req) => {
+    .on("POST /api/hit", async ({ req }) => {
       try {
         await ingestHits(req, deps);
         return { status: 202 };

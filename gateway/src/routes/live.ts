@@ -5,13 +5,13 @@
 // credential holds at most SVC_LIVE_STREAMS_PER_CREDENTIAL streams at once (429 beyond).
 import { type Clock, utcDay } from "@svc/core";
 import type pg from "pg";
+import type { Authenticator } from "../auth/index.ts";
 import type { LaneRegistry } from "../lanes/registry.ts";
 import { ApiError } from "../errors.ts";
-import type { Router } from "../http/router.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import { HEARTBEAT_MS, type LiveHub, sse } from "../live/hub.ts";
 import { actorTotalsOfDay } from "../read/rollup-reads.ts";
-import { type Authenticate, resolveTeamSite } from "./sites.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 const RECENT_MS = 5 * 60_000;
 
@@ -20,6 +20,7 @@ export interface LiveRouteDeps {
   readonly clock: Clock;
   readonly hub: LiveHub;
   readonly lanes: LaneRegistry;
+  /** Checks the credential again at every heartbeat (the router checked it before the stream began). */
   readonly authenticate: Authenticate;
   /** Names the request's credential, for the per-credential stream count. */
   readonly credentialId: (req: HttpRequest) => string | null;
@@ -28,6 +29,8 @@ export interface LiveRouteDeps {
   readonly flushRollups: () => Promise<void>;
 }
 
+type Authenticate = Authenticator["authenticate"];
+
 /** False once the credential is refused; a failure that is not about the credential (the database) keeps the stream. */
 const stillValid = (authenticate: Authenticate, req: HttpRequest) => (): Promise<boolean> =>
   authenticate(req).then(
@@ -35,18 +38,17 @@ const stillValid = (authenticate: Authenticate, req: HttpRequest) => (): Promise
     (error: unknown) => !(error instanceof ApiError && (error.reason === "unauthorized" || error.reason === "forbidden")),
   );
 
-export function liveRoutes(router: Router, deps: LiveRouteDeps): void {
+export function liveRoutes(routes: OperationRoutes, deps: LiveRouteDeps): void {
   /** Credential digest → open streams. Entries leave when their last stream closes. */
   const open = new Map<string, number>();
-  router.on("GET", "/api/sites/:id/live", async (req, params) => {
-    const principal = await deps.authenticate(req);
-    const site = await resolveTeamSite(deps.pool, params["id"]!, principal);
+  routes.site("GET /api/sites/{id}/live", async ({ req, site }) => {
     const credential = deps.credentialId(req) ?? "";
     if ((open.get(credential) ?? 0) >= deps.streamsPerCredential) {
       throw new ApiError("rate_limited", `at most ${deps.streamsPerCredential} live streams per credential; close one first`, undefined, {
         "retry-after": String(HEARTBEAT_MS / 1000),
       });
     }
+    // Flushed after the stream limit, so a connect over it is refused at once.
     await deps.flushRollups();
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([

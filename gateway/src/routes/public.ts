@@ -4,7 +4,6 @@ import { buildManifest, CLASSIFIER_DATA_VERSION } from "@svc/core";
 import type pg from "pg";
 import { ApiError, type RejectionCounters } from "../errors.ts";
 import type { CountryLookup } from "../geo/country.ts";
-import type { Router } from "../http/router.ts";
 import type { LaneRegistry } from "../lanes/registry.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
@@ -13,8 +12,9 @@ import type { RollupFlusher } from "../rollups/flusher.ts";
 import { type DatabaseHealth, pingDatabase } from "../storage/database-health.ts";
 import type { Supervisor } from "../supervision/supervisor.ts";
 import type { TrackerAsset } from "./tracker-asset.ts";
-import type { Authenticate } from "./sites.ts";
+import type { Authenticator } from "../auth/index.ts";
 import { jsonResponse } from "./json-response.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 export interface PublicDeps {
   readonly pool: pg.Pool;
@@ -32,7 +32,7 @@ export interface PublicDeps {
   /** Ingest rate limiters' sizes, for the health details. */
   readonly limits: () => Record<string, number>;
   /** Any valid credential unlocks the health details. */
-  readonly authenticate: Authenticate;
+  readonly authenticate: Authenticator["authenticate"];
 }
 
 function memoryMb(): Record<string, number> {
@@ -41,16 +41,16 @@ function memoryMb(): Record<string, number> {
   return { rss: mb(m.rss), heap_used: mb(m.heapUsed), heap_total: mb(m.heapTotal), external: mb(m.external), array_buffers: mb(m.arrayBuffers) };
 }
 
-export function publicRoutes(router: Router, deps: PublicDeps): void {
-  router
-    .on("GET", "/js/svc.js", (req) => deps.tracker.serve(req))
-    .on("GET", "/api/sites/:domain/manifest", async (_req, params) => {
+export function publicRoutes(routes: OperationRoutes, deps: PublicDeps): void {
+  routes
+    .on("GET /js/svc.js", ({ req }) => deps.tracker.serve(req))
+    .on("GET /api/sites/{domain}/manifest", async ({ params }) => {
       const site = await deps.sites.resolve(params["domain"]!);
       if (!site) throw new ApiError("unknown_site");
       const manifest = buildManifest(site, { city: false, countryDatabase: deps.country.database });
       return jsonResponse(200, manifest, { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
     })
-    .on("GET", "/healthz", async (req) => {
+    .on("GET /healthz", async ({ req }) => {
       // While the probe knows the database is down, /healthz answers at once instead of waiting on a pool checkout.
       const database = !deps.health.up
         ? "down"

@@ -1,53 +1,33 @@
 // GET /api/sites/{id}/stats, /breakdown and /ai: aggregates from the rollups for the caller's team.
 import type { Clock } from "@svc/core";
 import type pg from "pg";
-import { AiQuery, BreakdownQuery, DEFAULT_LIMIT, INTEGER_PARAMS, StatsQuery } from "../api-schema/read.ts";
-import { DEFAULT_DAYS } from "../api-schema/common.ts";
-import { decodeQuery } from "../api-schema/decode.ts";
-import type { Router } from "../http/router.ts";
+import { DEFAULT_LIMIT } from "../api-schema/read.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
-import { readWindow } from "../read/window.ts";
 import { jsonResponse } from "./json-response.ts";
-import { type Authenticate, resolveTeamSite } from "./sites.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 export interface ReadRouteDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
-  readonly authenticate: Authenticate;
-  /** Resolves once every acknowledged row's counts are in the rollup tables: a read sees every 202 before it. */
-  readonly flushRollups: () => Promise<void>;
 }
 
-export function readRoutes(router: Router, deps: ReadRouteDeps): void {
-  const { pool, clock, authenticate, flushRollups } = deps;
+export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
+  const { pool, clock } = deps;
   const src: RollupSource = { pool, cache: new SettledCache(clock.now), now: clock.now };
-  router
-    .on("GET", "/api/sites/:id/stats", async (req, params) => {
-      const principal = await authenticate(req);
-      const site = await resolveTeamSite(pool, params["id"]!, principal);
-      const q = decodeQuery(StatsQuery, req.query, INTEGER_PARAMS);
-      const actor = q.actor ?? "human";
-      await flushRollups();
-      return jsonResponse(200, await statsReport(pool, site.id, actor, readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor)));
-    })
-    .on("GET", "/api/sites/:id/breakdown", async (req, params) => {
-      const principal = await authenticate(req);
-      const site = await resolveTeamSite(pool, params["id"]!, principal);
-      const q = decodeQuery(BreakdownQuery, req.query, INTEGER_PARAMS);
+  const readsRollups = { readsRollups: true };
+  routes
+    .site("GET /api/sites/{id}/stats", async ({ site, query, window }) => {
+      const actor = query.actor ?? "human";
+      return jsonResponse(200, await statsReport(pool, site.id, actor, window(actor)));
+    }, readsRollups)
+    .site("GET /api/sites/{id}/breakdown", async ({ site, query, window }) => {
       // Rules are counted for non-human rows only, so `human` (the default elsewhere) would always be empty.
-      const actor = q.actor ?? (q.field === "rule" ? "all" : "human");
-      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, actor);
-      await flushRollups();
-      return jsonResponse(200, await breakdownReport(src, site.id, actor, window, q.field, q.limit ?? DEFAULT_LIMIT));
-    })
-    .on("GET", "/api/sites/:id/ai", async (req, params) => {
-      const principal = await authenticate(req);
-      const site = await resolveTeamSite(pool, params["id"]!, principal);
-      const q = decodeQuery(AiQuery, req.query, INTEGER_PARAMS);
+      const actor = query.actor ?? (query.field === "rule" ? "all" : "human");
+      return jsonResponse(200, await breakdownReport(src, site.id, actor, window(actor), query.field, query.limit ?? DEFAULT_LIMIT));
+    }, readsRollups)
+    .site("GET /api/sites/{id}/ai", async ({ site, query, window }) => {
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
-      const window = readWindow(clock.now(), q.days ?? DEFAULT_DAYS, "all");
-      await flushRollups();
-      return jsonResponse(200, await aiReport(src, site.id, window, q.limit ?? DEFAULT_LIMIT));
-    });
+      return jsonResponse(200, await aiReport(src, site.id, window("all"), query.limit ?? DEFAULT_LIMIT));
+    }, readsRollups);
 }

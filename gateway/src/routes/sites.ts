@@ -1,38 +1,18 @@
-// GET/POST /api/sites and PATCH /api/sites/{id}, scoped to the caller's team; and the one lookup every
-// site-scoped route uses: {id} as a numeric id or a domain, 404 when unknown, 403 when another team's.
+// GET/POST /api/sites and PATCH /api/sites/{id}, scoped to the caller's team.
 import type pg from "pg";
-import { CreateSite, PatchSite, type Site } from "../api-schema/sites.ts";
-import { decodeBody } from "../api-schema/decode.ts";
-import type { Principal } from "../auth/principal.ts";
+import type { Site } from "../api-schema/sites.ts";
 import { ApiError } from "../errors.ts";
-import type { Router } from "../http/router.ts";
-import type { HttpRequest } from "../http/transport.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import { generateHitToken, hashHitToken } from "../sites/hit-token.ts";
-import { type SiteRecord, addSite, describeSite, findSiteByDomain, listSites, findSiteById, setHitTokenHash, updateSite } from "../storage/sites.ts";
+import { type SiteRecord, addSite, describeSite, listSites, setHitTokenHash, updateSite } from "../storage/sites.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { jsonResponse } from "./json-response.ts";
-
-/** Checks the request's credential (session cookie, bearer token or API key); throws ApiError 401/403. */
-export type Authenticate = (req: HttpRequest) => Promise<Principal>;
+import type { OperationRoutes } from "./operation-routes.ts";
 
 export interface SiteRouteDeps {
   readonly pool: pg.Pool;
   /** This process's ingest cache: reloaded before a domain change is answered (other processes get the NOTIFY). */
   readonly sites: SiteCache;
-  readonly authenticate: Authenticate;
-  /** For writes: refuses a read-only API key with 403. */
-  readonly authenticateAdmin: Authenticate;
-}
-
-const NUMERIC_ID = /^\d{1,10}$/;
-
-/** The site named by `{id}` (its id or its domain) if it belongs to the principal's team. */
-export async function resolveTeamSite(pool: pg.Pool, idOrDomain: string, principal: Principal): Promise<SiteRecord> {
-  const site = NUMERIC_ID.test(idOrDomain) ? await findSiteById(pool, Number(idOrDomain)) : await findSiteByDomain(pool, idOrDomain);
-  if (site === null) throw new ApiError("unknown_site");
-  if (site.team_id !== principal.teamId) throw new ApiError("forbidden", "this site belongs to another team");
-  return site;
 }
 
 const toSite = (s: SiteRecord, hitToken?: string): typeof Site.Type => {
@@ -65,26 +45,22 @@ function storageToApi(error: unknown): never {
   }
 }
 
-export function siteRoutes(router: Router, deps: SiteRouteDeps): void {
-  const { pool, authenticate, authenticateAdmin } = deps;
-  router
-    .on("GET", "/api/sites", async (req) => {
-      const principal = await authenticate(req);
+export function siteRoutes(routes: OperationRoutes, deps: SiteRouteDeps): void {
+  const { pool } = deps;
+  routes
+    .on("GET /api/sites", async ({ principal }) => {
       const sites = await listSites(pool);
       return jsonResponse(200, { sites: sites.filter((s) => s.team_id === principal.teamId).map((s) => toSite(s)) });
     })
-    .on("POST", "/api/sites", async (req) => {
-      const principal = await authenticateAdmin(req);
-      const { hit_token, ...body } = decodeBody(CreateSite, req.body);
-      const added = await addSite(pool, { ...body, team_id: principal.teamId }).catch(storageToApi);
+    .on("POST /api/sites", async ({ principal, body }) => {
+      const { hit_token, ...fields } = body();
+      const added = await addSite(pool, { ...fields, team_id: principal.teamId }).catch(storageToApi);
       const { site, token } = await applyHitToken(pool, added, hit_token);
       if (token !== undefined) await deps.sites.reload();
       return jsonResponse(201, toSite(site, token));
     })
-    .on("PATCH", "/api/sites/:id", async (req, params) => {
-      const principal = await authenticateAdmin(req);
-      const site = await resolveTeamSite(pool, params["id"]!, principal);
-      const { hit_token, ...patch } = decodeBody(PatchSite, req.body);
+    .site("PATCH /api/sites/{id}", async ({ site, body }) => {
+      const { hit_token, ...patch } = body;
       if (Object.keys(patch).length === 0 && hit_token === undefined) {
         throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days, hit_token" }]);
       }

@@ -3,20 +3,16 @@
 // the environment and are reported as configured or not, never returned. Settings need a session: an API key
 // (a script or the MCP server) may read aggregates but not change what the team pays a provider for.
 import type pg from "pg";
-import { decodeBody } from "../api-schema/decode.ts";
-import { type LlmSettings, PatchLlm } from "../api-schema/team.ts";
+import type { LlmSettings } from "../api-schema/team.ts";
 import type { LlmEnvironment, LlmProvider } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import type { Router } from "../http/router.ts";
 import { readLlmChoice, saveLlmChoice } from "../storage/team-llm-settings.ts";
 import { jsonResponse } from "./json-response.ts";
-import type { Authenticate } from "./sites.ts";
+import type { OperationRoutes } from "./operation-routes.ts";
 
 export interface TeamRouteDeps {
   readonly pool: pg.Pool;
   readonly llm: LlmEnvironment;
-  /** Accepts only a session (admin login or identity-provider JWT); API keys get 403. */
-  readonly authenticateSession: Authenticate;
 }
 
 // A small model each provider serves today, used when the team names none. llama3.2 (3B) runs on a laptop CPU.
@@ -64,16 +60,12 @@ export async function currentSettings(pool: pg.Pool, llm: LlmEnvironment, teamId
   return { provider, model: provider === "none" ? null : (llm.model ?? DEFAULT_MODELS[provider]), source: fromEnv ? "environment" : "default", providers };
 }
 
-export function teamRoutes(router: Router, deps: TeamRouteDeps): void {
-  const { pool, llm, authenticateSession } = deps;
-  router
-    .on("GET", "/api/team/llm", async (req) => {
-      const principal = await authenticateSession(req);
-      return jsonResponse(200, await currentSettings(pool, llm, principal.teamId));
-    })
-    .on("PATCH", "/api/team/llm", async (req) => {
-      const principal = await authenticateSession(req);
-      const body = decodeBody(PatchLlm, req.body);
+export function teamRoutes(routes: OperationRoutes, deps: TeamRouteDeps): void {
+  const { pool, llm } = deps;
+  routes
+    .on("GET /api/team/llm", async ({ principal }) => jsonResponse(200, await currentSettings(pool, llm, principal.teamId)))
+    .on("PATCH /api/team/llm", async ({ principal, body: decode }) => {
+      const body = decode();
       const model = body.model === undefined || body.model === null ? null : body.model.trim();
       if (body.provider === "none" && model !== null) {
         throw new ApiError("invalid_body", "invalid body", [{ path: "model", message: "must be omitted or null when provider is none" }]);

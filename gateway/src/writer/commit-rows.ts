@@ -2,11 +2,11 @@
 // socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (src/rollups/rollup-writes.ts).
 import type pg from "pg";
 import { copyBatch } from "./copy-batch.ts";
-import { EVENT_COLUMNS, HIT_COLUMNS, encodeEvents, encodeHits } from "./copy-text.ts";
-import type { WriteBatch } from "../storage/rows.ts";
+import { copyStatement, encodeEvents, encodeHits } from "./copy-text.ts";
+import { EVENT_COLUMNS, HIT_COLUMNS, type WriteBatch } from "../storage/rows.ts";
 
-const COPY_EVENTS = `copy events (${EVENT_COLUMNS.join(", ")}) from stdin`;
-const COPY_HITS = `copy hits (${HIT_COLUMNS.join(", ")}) from stdin`;
+const COPY_EVENTS = copyStatement("events", EVENT_COLUMNS);
+const COPY_HITS = copyStatement("hits", HIT_COLUMNS);
 
 /**
  * Writes one batch of raw rows in one transaction. On any error nothing of the batch is stored and the

@@ -8,12 +8,12 @@ import { type Harness, startHarness } from "../support/harness.ts";
 
 const ROUTES_DIR = fileURLToPath(new URL("../../src/routes/", import.meta.url));
 
-/** `METHOD /path/{}` for every `.on("METHOD", "/path/:param"` in the route modules. */
+/** `METHOD /path/{}` for every `.on("METHOD /path/{param}"` (or `.site(`, `.authenticatesItself(`) in the route modules. */
 async function registeredRoutes(): Promise<string[]> {
   const out: string[] = [];
   for (const file of (await readdir(ROUTES_DIR)).filter((f) => f.endsWith(".ts"))) {
     const source = await readFile(ROUTES_DIR + file, "utf8");
-    for (const m of source.matchAll(/\.on\(\s*"([A-Z]+)",\s*"([^"]+)"/g)) out.push(`${m[1]} ${m[2]!.replace(/:\w+/g, "{}")}`);
+    for (const m of source.matchAll(/\.(?:on|site|authenticatesItself)\(\s*"([A-Z]+) ([^"]+)"/g)) out.push(`${m[1]} ${m[2]!.replace(/\{\w+\}/g, "{}")}`);
   }
   return out.sort();
 }

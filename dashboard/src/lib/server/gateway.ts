@@ -32,13 +32,31 @@ export function gatewayBase(): URL {
   return url;
 }
 
-/** Calls the gateway on behalf of `request`, forwarding only the allow-listed headers. */
-export function callGateway(request: Request, path: string, init: { method?: string; body?: BodyInit | null; headers?: Record<string, string> } = {}): Promise<Response> {
+/** The browser's request as the proxy sees it: SvelteKit's RequestEvent, or the part of it used here. */
+export interface BrowserRequest {
+  readonly request: Request;
+  /** The browser's address: the socket's, or with SVC_DASHBOARD_ADDRESS_HEADER behind a proxy, that header's. */
+  getClientAddress(): string;
+}
+
+/**
+ * Calls the gateway on behalf of the browser, forwarding only the allow-listed headers, and X-Forwarded-For
+ * set to the browser's address: the gateway's per-client login limiter (and failed-credential limiter) then
+ * counts each browser apart instead of everyone behind this dashboard as one client. It is set, never
+ * appended to, so a browser's own X-Forwarded-For never reaches the gateway; the gateway believes it only
+ * from the addresses in its SVC_TRUST_PROXY (`npm start` sets loopback, where this server runs).
+ */
+export function callGateway(
+  { request, getClientAddress }: BrowserRequest,
+  path: string,
+  init: { method?: string; body?: BodyInit | null; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
+  headers.set("x-forwarded-for", getClientAddress());
   for (const [name, value] of Object.entries(init.headers ?? {})) headers.set(name, value);
   const method = init.method ?? request.method;
   const body = init.body !== undefined ? init.body : method === "GET" || method === "HEAD" ? null : request.body;

@@ -4,7 +4,7 @@
 // opening a breakdown or typing in its search does not refetch them.
 import { ApiFailure, api, sitePath } from "$lib/api";
 import type { Stats } from "$lib/types";
-import { readViewState } from "$lib/view-state";
+import { readViewState, windowParam } from "$lib/view-state";
 
 export const load = async ({ params, url, fetch }) => {
   const window = new URLSearchParams();
@@ -12,9 +12,9 @@ export const load = async ({ params, url, fetch }) => {
     const value = url.searchParams.get(key);
     if (value !== null) window.set(key, value);
   }
-  const { days, actor } = readViewState(window);
+  const state = readViewState(window);
   try {
-    const stats = await api.get<Stats>(sitePath(params.domain, `/stats?days=${days}&actor=${actor}`), fetch);
+    const stats = await api.get<Stats>(sitePath(params.domain, `/stats?${windowParam(state)}&actor=${state.actor}`), fetch);
     return { stats, statsError: null };
   } catch (error) {
     return { stats: null, statsError: error instanceof ApiFailure ? error.message : "could not load the numbers" };
