@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CONFIG_VARIABLES, ConfigInvalid, loadConfig } from "../src/config.ts";
+import { clientIp } from "../src/ingest/client-ip.ts";
 import { repoRoot } from "../src/repo-root.ts";
 
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
@@ -30,6 +31,18 @@ describe("docker-compose.yml", () => {
     }
     expect(compose.services["gateway"].build).toEqual({ context: ".", target: "gateway" });
     expect(compose.services["dashboard"].build).toEqual({ context: ".", target: "dashboard" });
+  });
+
+  it("trusts the dashboard's fixed address for X-Forwarded-For by default, and nothing else", () => {
+    const address = compose.services["dashboard"].networks.default.ipv4_address as string;
+    const subnet = (compose as any).networks.default.ipam.config[0].subnet as string;
+    expect(subnet).toBe("172.31.251.0/24");
+    expect(address.startsWith("172.31.251.")).toBe(true);
+    expect(compose.services["gateway"].environment.SVC_TRUST_PROXY).toBe(`\${SVC_TRUST_PROXY:-${address}}`);
+    // The published port's peer is the network's gateway (.1): a browser reaching :8080 directly is not trusted.
+    const trust = loadConfig({ SVC_TRUST_PROXY: address }).trustProxy;
+    expect(clientIp(address, "203.0.113.7", trust)).toBe("203.0.113.7");
+    expect(clientIp("172.31.251.1", "203.0.113.7", trust)).toBe("172.31.251.1");
   });
 
   it("starts each service once what it needs is healthy", () => {
