@@ -54,7 +54,7 @@ function main(): void {
       child: spawn(process.execPath, ["--enable-source-maps", path.join(root, "gateway", "dist", "main.mjs")], {
         cwd: root,
         stdio: "inherit",
-        env: { ...process.env, SVC_TRUST_PROXY: process.env.SVC_TRUST_PROXY ?? LOOPBACK_PROXY },
+        env: { ...process.env, SVC_TRUST_PROXY: process.env.SVC_TRUST_PROXY || LOOPBACK_PROXY },
       }),
     },
     {

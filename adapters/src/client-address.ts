@@ -1,7 +1,7 @@
 // Which address a hit reports as the client's: read from the socket's peer or an X-Forwarded-For header, then
-// put in the canonical form the collector hashes (core's canonicalIp, inlined into the built package by
+// put in the canonical form the collector hashes (core's addressOfEntry and canonicalIp, inlined into the built package by
 // scripts/build.mjs, so the package has no dependency on core and the edge worker no node:net).
-import { canonicalIp } from "@svc/core/ip";
+import { addressOfEntry } from "@svc/core/ip";
 
 /**
  * Sent when no valid client address is known (no socket address, no usable header): the unspecified address.
@@ -9,22 +9,6 @@ import { canonicalIp } from "@svc/core/ip";
  * without one; the collector finds no country for it, and such hits share one daily visitor hash per user agent.
  */
 export const UNKNOWN_ADDRESS = "0.0.0.0";
-
-/**
- * The address in one header entry or socket report, without what some proxies write around it: the brackets
- * and port of "[2001:db8::1]:443", the port of "203.0.113.7:51234". A zone index ("fe80::1%eth0") and the
- * IPv4-mapped prefix of dual-stack sockets ("::ffff:127.0.0.1") are notation canonicalIp already removes.
- */
-function addressIn(entry: string): string {
-  const a = entry.trim();
-  if (a.startsWith("[")) {
-    const end = a.indexOf("]");
-    return end === -1 ? a : a.slice(1, end);
-  }
-  const colon = a.indexOf(":");
-  if (colon !== -1 && colon === a.lastIndexOf(":") && a.indexOf(".") !== -1) return a.slice(0, colon);
-  return a;
-}
 
 /**
  * Which address is the client, in canonical form:
@@ -43,9 +27,9 @@ export function clientAddress(
     const entries = forwardedFor.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
     if (entries.length > 0) {
       // Some proxies write "unknown" or an obfuscated token (RFC 7239): then the peer is the best we know.
-      const pick = canonicalIp(addressIn(trustProxy === true ? entries[0]! : entries[Math.max(0, entries.length - trustProxy)]!));
+      const pick = addressOfEntry(trustProxy === true ? entries[0]! : entries[Math.max(0, entries.length - trustProxy)]!);
       if (pick !== null) return pick;
     }
   }
-  return (peerAddress ? canonicalIp(addressIn(peerAddress)) : null) ?? UNKNOWN_ADDRESS;
+  return (peerAddress ? addressOfEntry(peerAddress) : null) ?? UNKNOWN_ADDRESS;
 }

@@ -27,6 +27,24 @@ export function ipv6Block64(ip: string): string | null {
   return `${groups[0]!.toString(16)}:${groups[1]!.toString(16)}:${groups[2]!.toString(16)}:${groups[3]!.toString(16)}::/64`;
 }
 
+/**
+ * The address in one X-Forwarded-For entry or socket report, canonical, or null when it holds none: without the
+ * brackets and port of "[2001:db8::1]:443" or the port of "203.0.113.7:51234", which some proxies write around
+ * it (a zone index and the IPv4-mapped prefix are notation canonicalIp removes). The gateway and the
+ * middleware read client addresses through this one function.
+ */
+export function addressOfEntry(entry: string): string | null {
+  let a = entry.trim();
+  if (a.startsWith("[")) {
+    const end = a.indexOf("]");
+    if (end !== -1) a = a.slice(1, end);
+  } else {
+    const colon = a.indexOf(":");
+    if (colon !== -1 && colon === a.lastIndexOf(":") && a.indexOf(".") !== -1) a = a.slice(0, colon);
+  }
+  return canonicalIp(a);
+}
+
 /** Dotted-quad text[start, end) as a 32-bit value, or -1; no leading zeros, as isIP requires. */
 function ipv4Value(text: string, start: number, end: number): number {
   let value = 0;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
+import { addressOfEntry, canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
 
 // Vectors computed independently (Python hashlib) from the byte layout in core/README.md:
 // sha256(salt || "<site_id>" 0x00 "<ip>" 0x00 "<user agent>"), text as UTF-8.
@@ -143,5 +143,22 @@ describe("UTC day arithmetic", () => {
     expect(() => utcDay(ms)).toThrow(RangeError);
     expect(() => utcDayStart(ms)).toThrow(RangeError);
     expect(() => utcHourStart(ms)).toThrow(RangeError);
+  });
+});
+
+describe("addressOfEntry: the address in a socket report or X-Forwarded-For entry", () => {
+  it.each([
+    ["203.0.113.7", "203.0.113.7"],
+    [" 203.0.113.7:51234 ", "203.0.113.7"],
+    ["[2001:DB8::1]:443", "2001:db8::1"],
+    ["[2001:db8:0:0:0:0:0:1]", "2001:db8::1"],
+    ["::ffff:127.0.0.1", "127.0.0.1"],
+    ["fe80::1%eth0", "fe80::1"],
+    ["unknown", null],
+    ["_hidden", null],
+    ["203.0.113.7:", "203.0.113.7"],
+    ["", null],
+  ])("%j → %j", (entry, address) => {
+    expect(addressOfEntry(entry)).toBe(address);
   });
 });

@@ -7,7 +7,7 @@
 // - addresses and networks (CIDRs, IPv4 and IPv6): X-Forwarded-For is read only when the TCP peer is one of
 //   them, and the client is the rightmost entry that is not (a chain of trusted proxies is walked through).
 import net from "node:net";
-import { ipv6Block64 } from "@svc/core";
+import { addressOfEntry, ipv6Block64 } from "@svc/core";
 
 export interface TrustProxy {
   /** Trusted hops by count; 0 when none, or when `networks` names the proxies instead. */
@@ -32,7 +32,7 @@ export function parseTrustProxy(value: string): TrustProxy | null {
     if (entry === "") return null;
     const [address, bits, extra] = entry.split("/");
     if (extra !== undefined) return null;
-    const ip = normaliseIp(address!);
+    const ip = addressOfEntry(address!);
     if (ip === null) return null;
     const family = net.isIPv4(ip) ? "ipv4" : "ipv6";
     const max = family === "ipv4" ? 32 : 128;
@@ -43,18 +43,8 @@ export function parseTrustProxy(value: string): TrustProxy | null {
   return { hops: 0, networks, source: entries.join(",") };
 }
 
-export function normaliseIp(raw: string): string | null {
-  let ip = raw.trim();
-  if (ip.startsWith("[")) ip = ip.slice(1, ip.indexOf("]"));
-  if (ip.startsWith("::ffff:") && net.isIPv4(ip.slice(7))) ip = ip.slice(7);
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(ip)) ip = ip.slice(0, ip.indexOf(":")); // "1.2.3.4:port" from some proxies
-  const family = net.isIP(ip);
-  if (family === 0) return null;
-  return family === 6 ? ip.toLowerCase() : ip;
-}
-
 function inNetworks(networks: net.BlockList, raw: string): boolean {
-  const ip = normaliseIp(raw);
+  const ip = addressOfEntry(raw);
   if (ip === null) return false;
   return networks.check(ip, net.isIPv4(ip) ? "ipv4" : "ipv6");
 }
@@ -66,15 +56,15 @@ export function peerIsTrusted(socketAddress: string, trust: TrustProxy): boolean
 }
 
 export function clientIp(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string | null {
-  if (!forwardedFor || !peerIsTrusted(socketAddress, trust)) return normaliseIp(socketAddress);
+  if (!forwardedFor || !peerIsTrusted(socketAddress, trust)) return addressOfEntry(socketAddress);
   const chain = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean);
   if (trust.networks !== null) {
-    for (let i = chain.length - 1; i >= 0; i--) if (!inNetworks(trust.networks, chain[i]!)) return normaliseIp(chain[i]!);
-    return chain.length > 0 ? normaliseIp(chain[0]!) : normaliseIp(socketAddress);
+    for (let i = chain.length - 1; i >= 0; i--) if (!inNetworks(trust.networks, chain[i]!)) return addressOfEntry(chain[i]!);
+    return chain.length > 0 ? addressOfEntry(chain[0]!) : addressOfEntry(socketAddress);
   }
   chain.push(socketAddress);
   const index = Math.max(0, chain.length - 1 - trust.hops);
-  return normaliseIp(chain[index]!);
+  return addressOfEntry(chain[index]!);
 }
 
 /**

@@ -137,7 +137,7 @@ export function userAgentHeader(header: string | undefined): string {
   return storedText(header.length > LIMITS.userAgent ? header.slice(0, LIMITS.userAgent) : header);
 }
 
-/** Hands rows to the site's actor and resolves once the batch holding them has committed. */
+/** Hands rows to the site's lane and resolves once the batch holding them has committed. */
 export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const accepted = lanes.get(siteId).offer({

@@ -1,4 +1,4 @@
-// The counts of the rollups, as the tables hold them (rollup_hourly / rollup_daily), as the site actors
+// The counts of the rollups, as the tables hold them (rollup_hourly / rollup_daily), as the site lanes
 // produce them (one delta per counter and hour) and as the reads and the live stream sum them.
 
 /** What rows add up to, visitors aside: a row always adds to these; it adds a visitor only where its hash is new. */
