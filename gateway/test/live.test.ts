@@ -47,6 +47,24 @@ describe("live stream", () => {
     s.close();
   });
 
+  it("has sent a row's delta by the time a read that counts the row answers (a reloading dashboard counts it once)", async () => {
+    const s = subscribe(`${h.base}/api/sites/example.com/live`, { authorization: `Bearer ${key}` });
+    await s.opened;
+    await expect.poll(() => s.events.some((e) => e.event === "snapshot"), { timeout: 5000 }).toBe(true);
+    // Three rounds: the hub's own 500 ms tick could send a delta in time by chance once, hardly three times.
+    for (const round of [1, 2, 3]) {
+      const deltasBefore = s.events.filter((e) => e.event === "delta").length;
+      const page = `https://example.com/aligned-${round}`;
+      expect((await post(h.base, "/api/event", { d: "example.com", u: page }, { "user-agent": UA.chrome })).status).toBe(202);
+      const stats = await fetch(`${h.base}/api/sites/example.com/stats?days=1`, { headers: { authorization: `Bearer ${key}` } });
+      expect(stats.status).toBe(200);
+      await stats.json();
+      // The read flushed the rollups, and the hub sent the same commits' deltas in that tick, before any SQL ran.
+      await expect.poll(() => s.events.filter((e) => e.event === "delta").slice(deltasBefore).some((e) => e.data.totals.human?.pageviews >= 1), { timeout: 150, interval: 5 }).toBe(true);
+    }
+    s.close();
+  });
+
   it("keeps ingesting while a subscriber stops reading, and tells that subscriber to resync", async () => {
     // A raw socket that sends the request and never reads: its receive window fills up.
     const net = await import("node:net");

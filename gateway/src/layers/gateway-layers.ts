@@ -6,8 +6,10 @@
 //    ├─ Maintenance                       │
 //    └─ Auth                              ▼
 //                                 Writer (group commit)
-//                                  ├─ Rollups (ledger + flusher, crash repair at boot)
-//                                  └─ Live (SSE hub)
+//                                         ▼
+//                        Rollups (ledger + flusher, crash repair at boot)
+//                                         ▼
+//                                   Live (SSE hub)
 //                                         ▼
 //     Sites (domain cache + NOTIFY listener) · DatabaseHealth · PendingCommits · DayStates
 //                                         ▼
@@ -203,6 +205,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
       const log = yield* LogService;
       const health = yield* HealthService;
       const supervisor = yield* SupervisorService;
+      const live = yield* LiveService;
       // Built after the day states were read: the repair sets the mark that tells a clean stop from a killed one.
       yield* DayStatesService;
       yield* Effect.tryPromise({ try: () => repairAfterCrash(pool, clock.now(), log), catch: (error) => error });
@@ -215,6 +218,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
         faults: yield* FaultsService,
         onWriteError: (error) => health.report(error),
         databaseUp: () => health.up,
+        onLedgerTaken: () => live.sendPending(),
         ...(write ? { write } : {}),
       });
       yield* Effect.addFinalizer(() =>
@@ -448,7 +452,8 @@ export const gatewayLayer = (options: GatewayLayerOptions) =>
   httpLayer(options.transport).pipe(
     Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
-    Layer.provideMerge(Layer.mergeAll(rollupsLayer(options.writeRollups), liveLayer)),
+    Layer.provideMerge(rollupsLayer(options.writeRollups)),
+    Layer.provideMerge(liveLayer),
     Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer, writePoolLayer)),
     Layer.provideMerge(databaseLayer(options.database)),
   );

@@ -110,8 +110,14 @@ export class LiveHub {
     }
   }
 
+  /** The loop's turn (supervised: a fault test trips it here). */
   flush(): void {
     this.faults.trip("live_hub");
+    this.sendPending();
+  }
+
+  /** Sends every site's pending delta now; also called by the rollup flusher as it takes its ledger. */
+  sendPending(): void {
     for (const [siteId, delta] of this.pending) {
       const set = this.subscribers.get(siteId);
       if (!set || set.size === 0) continue;

@@ -42,6 +42,13 @@ export interface RollupFlusherOptions {
   readonly databaseUp: () => boolean;
   /** Replaceable by tests that need a failing rollup write. */
   readonly write?: WriteRollupsFn;
+  /**
+   * Called in the same tick as the ledger is taken. The writer adds each commit's counts to the ledger and to the
+   * live hub together, so sending the hub's pending deltas here means a read that flushed first includes exactly
+   * the commits whose deltas were already sent: a dashboard that reloads its numbers while deltas stream in
+   * counts each row once (with the hub's own 500 ms cadence, a delta could follow a read that already held it).
+   */
+  readonly onLedgerTaken?: () => void;
 }
 
 export interface RollupFlushStats {
@@ -144,6 +151,7 @@ export class RollupFlusher {
 
   private async flushOnce(final: boolean): Promise<void> {
     const taken = this.ledger.take();
+    this.options.onLedgerTaken?.();
     // Rows still on their way to a commit were stamped no earlier than the hour before now (an actor
     // stamps rows with its clock, a middleware's timestamp is kept only within the current hour).
     const now = this.options.now();
