@@ -15,30 +15,40 @@ export const ELLIPSIS = "…";
 // A high surrogate not followed by a low one, or a low one not preceded by a high one. (A regex rather than
 // String#toWellFormed, which is ES2024: the dashboard bundles this file for browsers too.)
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-// TAB, LF, VT, FF, CR: replaced by a space rather than removed, so that "a\nb" stays two words.
-const WHITESPACE_CONTROLS = /[\t\n\u000b\f\r]+/g;
+// TAB, LF, VT, FF, CR, and the line and paragraph separators U+2028/U+2029: replaced by a space rather than
+// removed, so that "a\nb" stays two words. (U+2028 ends a line in JavaScript source and in many renderers.)
+const LINE_BREAKS = /[\t\n\u000b\f\r\u2028\u2029]+/g;
 // C0 controls, DEL, C1 controls.
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-// Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069), the
-// left-to-right/right-to-left marks (U+200E, U+200F) and the Arabic letter mark (U+061C): they can make a
-// label read differently from what it is ("/admin‮txt.exe" shown as "/adminexe.txt").
-const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
-// Zero-width space, non-joiner, joiner, word joiner and the byte-order mark: invisible, used to split a word
-// a filter looks for or to make two labels that look the same differ.
-const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+// Everything a reader cannot see but a program (a filter, a language model) still reads:
+// - the whole format category \p{Cf}: bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C:
+//   "/admin\u202etxt.exe" shows as "/adminexe.txt"), zero-width characters (U+200B–U+200D, U+2060, U+FEFF: a
+//   word split for a filter, two labels that look alike), the soft hyphen U+00AD, the Mongolian vowel
+//   separator U+180E, the invisible operators U+2061–U+2064, and the tag characters U+E0001, U+E0020–U+E007F,
+//   which spell ASCII that an assistant reads and a person cannot see ("ASCII smuggling");
+// - the rest of Unicode's default-ignorable code points: the whole tag block U+E0000–U+E0FFF (tags and the
+//   variation selectors 17–256, which can carry one byte each after any character), the variation selectors
+//   U+FE00–U+FE0F (an emoji then shows in its text form), the Hangul fillers, the combining grapheme joiner.
+// A regex of Unicode properties rather than a list: the list was the bug (issue 20).
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
- * A visitor-supplied label made safe to show: control, bidirectional and zero-width characters removed
- * (whitespace controls become one space), lone surrogates replaced by U+FFFD, and the result cut to `max`
- * code points with a trailing ellipsis (the ellipsis counts towards `max`). Pure and idempotent.
+ * Text without the characters a person cannot see: format characters and default-ignorables removed, line
+ * and paragraph separators as a space. Nothing else changes (controls stay): for values kept raw, such as
+ * CSV cells. Pure and idempotent.
+ */
+export function withoutInvisible(value: string): string {
+  return value.replace(/[\u2028\u2029]/g, " ").replace(INVISIBLE, "");
+}
+
+/**
+ * A visitor-supplied label made safe to show: control characters, format characters (\p{Cf}) and every other
+ * default-ignorable code point removed (whitespace controls and line/paragraph separators become one space),
+ * lone surrogates replaced by U+FFFD, and the result cut to `max` code points with a trailing ellipsis (the
+ * ellipsis counts towards `max`). Pure and idempotent.
  */
 export function displayLabel(value: string, max: number = DISPLAY_LABEL_MAX): string {
-  const cleaned = value
-    .replace(LONE_SURROGATE, "\ufffd")
-    .replace(WHITESPACE_CONTROLS, " ")
-    .replace(CONTROLS, "")
-    .replace(BIDI_CONTROLS, "")
-    .replace(ZERO_WIDTH, "");
+  const cleaned = value.replace(LONE_SURROGATE, "\ufffd").replace(LINE_BREAKS, " ").replace(CONTROLS, "").replace(INVISIBLE, "");
   return cutToCodePoints(cleaned, max);
 }
 

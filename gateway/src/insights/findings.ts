@@ -5,9 +5,14 @@ import { displayLabel } from "@svc/core";
 import { MAX_FINDINGS } from "./prompt.ts";
 
 // 300 code points per finding: the prompt asks for 200; a little slack keeps a sentence that ran over whole.
-const FINDING_MAX = 300;
+// A longer finding keeps its whole sentences that fit; a first sentence longer than this is dropped rather
+// than shown cut in half (a reader would take the half for the model's claim).
+export const FINDING_MAX = 300;
 
-const HTML_TAG = /<\/?[a-zA-Z][^<>]*>|<!--[\s\S]*?-->/g;
+// Elements whose content is code or metadata, never prose: removed with their content (`<script>alert(1)
+// </script>` leaves nothing), to the end of the answer when never closed. Other tags go, their text stays.
+const HIDDEN_ELEMENT = /<(script|style|iframe|object|embed|noscript|template|textarea|title|svg|math|head|select|xmp)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+const HTML_TAG = /<\/?[a-zA-Z][^<>]*>|<!--[\s\S]*?(?:-->|$)/g;
 const MARKDOWN_LINK = /!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>()"']+/gi;
 const LIST_MARKER = /^\s*(?:[-*•+]|\d{1,2}[.)])\s+/;
@@ -40,10 +45,27 @@ export function hostsIn(aggregate: unknown): Set<string> {
   return hosts;
 }
 
+/** The sentence ends of a finding: ". ", "! ", "? " (or "…") followed by a space, and the end of the text. */
+const SENTENCE_END = /[.!?…](?=\s|$)/g;
+
+/** The finding whole when it fits, else its whole sentences that fit, else "" (never a sentence cut in half). */
+function wholeSentences(line: string, max: number): string {
+  if (Array.from(line).length <= max) return line;
+  let cut = "";
+  for (const m of line.matchAll(SENTENCE_END)) {
+    const head = line.slice(0, m.index + 1);
+    if (Array.from(head).length > max) break;
+    cut = head;
+  }
+  return cut;
+}
+
 /**
- * Plain-text findings from a model's answer: HTML tags removed, markdown links to hosts not in the aggregate
+ * Plain-text findings from a model's answer: code and metadata elements removed with their content, other HTML
+ * tags removed, markdown links to hosts not in the aggregate
  * reduced to their text (and bare URLs to such hosts removed), heading lines, list markers and emphasis dropped,
- * control/bidi/zero-width characters removed; one finding per non-empty line, at most five.
+ * control and invisible characters removed (core's displayLabel); one finding per non-empty line, at most five,
+ * each cut to its whole sentences within FINDING_MAX.
  */
 export function toFindings(answer: string, aggregate: unknown): string[] {
   const allowed = hostsIn(aggregate);
@@ -52,13 +74,15 @@ export function toFindings(answer: string, aggregate: unknown): string[] {
     return h !== null && allowed.has(h);
   };
   const text = answer
+    .replace(HIDDEN_ELEMENT, "")
     .replace(HTML_TAG, "")
     .replace(MARKDOWN_LINK, (_, label: string, url: string) => (keep(url) ? `${label} (${url})` : label))
     .replace(BARE_URL, (url) => (keep(url) ? url : ""));
   const findings: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     if (HEADING.test(raw)) continue;
-    const line = displayLabel(raw.replace(LIST_MARKER, "").replace(EMPHASIS, "").replace(/\s+/g, " ").trim(), FINDING_MAX);
+    // Cleaned without a cut first (Infinity), so the cut below sees the sentences.
+    const line = wholeSentences(displayLabel(raw.replace(LIST_MARKER, "").replace(EMPHASIS, ""), Infinity).replace(/\s+/g, " ").trim(), FINDING_MAX);
     if (line !== "") findings.push(line);
     if (findings.length === MAX_FINDINGS) break;
   }
