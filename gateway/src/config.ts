@@ -11,9 +11,10 @@ import { repoRoot } from "./repo-root.ts";
 import { FAILED_CREDENTIALS_PER_WINDOW } from "./auth/failed-credentials.ts";
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, type PoolLimits } from "./storage/pool-limits.ts";
 import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./lanes/state-budget.ts";
+import { redactUrlPasswords } from "./outbound/redact.ts";
 import { ConfigInvalid } from "@svc/core";
 
-export { ConfigInvalid };
+export { ConfigInvalid, redactUrlPasswords };
 
 export interface GatewayConfig {
   readonly port: number;
@@ -60,6 +61,8 @@ export interface GatewayConfig {
   readonly auth: AuthConfig;
   /** Language-model environment: the fallback choice for teams that stored none, and where each provider is reached. */
   readonly llm: LlmEnvironment;
+  /** Every configured secret value (SECRET_ENV_NAMES, DATABASE_URL's password): outbound/redact.ts replaces them in errors. */
+  readonly secrets: readonly string[];
 }
 
 export const LLM_PROVIDERS = ["local", "openai", "anthropic", "gemini", "none"] as const;
@@ -159,8 +162,10 @@ const ENTRIES = {
   SVC_GEMINI_API_KEY: entry(optionalString("SVC_GEMINI_API_KEY"), "a string"),
   SVC_ANTHROPIC_BASE_URL: entry(Config.String("SVC_ANTHROPIC_BASE_URL").pipe(Config.withDefault("https://api.anthropic.com")), "an http(s) URL", (u) => /^https?:\/\/[^\s/]+/.test(u)),
   SVC_GEMINI_BASE_URL: entry(Config.String("SVC_GEMINI_BASE_URL").pipe(Config.withDefault("https://generativelanguage.googleapis.com")), "an http(s) URL", (u) => /^https?:\/\/[^\s/]+/.test(u)),
-  // 120 s: a 3B model on a laptop CPU writes the ~300 tokens of five findings in 30–90 s; hosted ones in a few.
-  SVC_LLM_TIMEOUT_MS: entry(Config.Int("SVC_LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
+  // 60 s: hosted models answer five findings in a few seconds, a 3B model on a laptop CPU in 30–90 s (a slow
+  // machine raises it). A POST answers 202 after 5 s whatever this is (routes/insights.ts); this bounds how long
+  // a hung provider holds the site's run slot (a timeout is not retried). It was 120 s.
+  SVC_LLM_TIMEOUT_MS: entry(Config.Int("SVC_LLM_TIMEOUT_MS").pipe(Config.withDefault(60_000)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
   // 168 hours: weekly, matching the aggregate's 7-day period and week-over-week change.
   SVC_INSIGHTS_EVERY_HOURS: entry(Config.Int("SVC_INSIGHTS_EVERY_HOURS").pipe(Config.withDefault(168)), "an integer 0..8784 (hours; 0 = only on request)", (n) => n >= 0 && n <= 8784),
 } as const;
@@ -252,7 +257,17 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       timeoutMs: v.SVC_LLM_TIMEOUT_MS,
       insightsEveryHours: v.SVC_INSIGHTS_EVERY_HOURS,
     },
+    secrets: [...[...SECRET_ENV_NAMES].map((name) => env[name]), passwordOf(v.DATABASE_URL)].filter((x): x is string => typeof x === "string" && x !== ""),
   };
+}
+
+/** The password of a connection URL (decoded), or null. */
+function passwordOf(url: string | null): string | null {
+  try {
+    return url === null ? null : decodeURIComponent(new URL(url).password) || null;
+  } catch {
+    return null;
+  }
 }
 
 const splitList = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -271,7 +286,3 @@ export function canonicalOrigin(value: string): string | null {
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 const isLoopbackHost = (host: string): boolean => LOOPBACK_HOSTS.has(host.trim().toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host.trim());
 
-/** `postgres://user:secret@host` → `postgres://user:***@host`, anywhere in a text (boot errors, echoed values). */
-export function redactUrlPasswords(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, "$1:***@");
-}

@@ -56,16 +56,27 @@ export const InsightsAggregate = Schema.Struct({
   ai_referrals: Schema.Record(Schema.String, Schema.Finite).annotate({ description: "Assistant name → referred visitors (top 20)." }),
   crawlers: Schema.Record(Schema.String, Schema.Finite).annotate({ description: "AI crawler name → hits (top 20)." }),
   crawl_to_referral: Schema.Array(Schema.Struct({ page: Schema.String, crawled: Schema.Finite, referred: Schema.Finite })).annotate({ description: "Top 20 pages by crawler hits." }),
-}).annotate({ identifier: "InsightsAggregate", description: "SPEC \"Aggregate input given to the language model\": exactly what was sent, labels sanitised." });
+  anomalies: Schema.Array(
+    Schema.Struct({
+      kind: Schema.Literals(ANOMALY_KINDS),
+      subject: Schema.String,
+      severity: Schema.Literals(["low", "medium", "high"]),
+      observed: Schema.Finite,
+      expected: Schema.Finite,
+    }),
+  ).annotate({ description: "The open anomaly flags of the same 7 days (GET …/anomalies?days=7), at most 20." }),
+}).annotate({ identifier: "InsightsAggregate", description: "SPEC \"Aggregate input given to the language model\" plus the open anomaly flags: exactly what was sent, labels sanitised." });
 
 export const InsightsResponse = Schema.Struct({
-  status: Schema.Literals(["ok", "error", "empty"]),
+  status: Schema.Literals(["ok", "error", "empty"]).annotate({ description: "The last run's outcome. error: it failed (see error); the findings of the last good run, if any, are still shown." }),
   reason: Schema.NullOr(Schema.Literals(["provider none", "no run yet"])).annotate({ description: "Why the result is empty." }),
+  running: Schema.Boolean.annotate({ description: "A run of this site is in progress; GET again for its result." }),
   provider: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
-  generated_at: Schema.NullOr(Schema.String),
-  findings: Schema.Array(Schema.String).annotate({ description: "At most 5 plain-text sentences (no HTML, no links to hosts outside the input)." }),
-  input: Schema.NullOr(InsightsAggregate).annotate({ description: "The exact aggregate that left the server, or null when nothing was sent." }),
+  generated_at: Schema.NullOr(Schema.String).annotate({ description: "When the findings shown were written; null when there are none." }),
+  findings: Schema.Array(Schema.String).annotate({ description: "At most 5 plain-text sentences of the last good run (no HTML, no links to hosts outside the input)." }),
+  input: Schema.NullOr(InsightsAggregate).annotate({ description: "The exact aggregate that left the server for these findings (or for the failed run when none succeeded), or null when nothing was sent." }),
   instructions: Schema.NullOr(Schema.String).annotate({ description: "The system message sent with it." }),
-  error: Schema.NullOr(Schema.String).annotate({ description: "Why the last run failed (timeout, HTTP status, missing key), or null." }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why the last run failed: the provider, the HTTP status or what went wrong, and what to set; keys, tokens and addresses are redacted. Null when it succeeded." }),
+  failed_at: Schema.NullOr(Schema.String).annotate({ description: "When the last run failed; null unless status is error." }),
 }).annotate({ identifier: "Insights" });

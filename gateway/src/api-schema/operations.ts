@@ -134,8 +134,8 @@ const DEFINED = [
   },
   {
     method: "POST", path: "/api/sites/{id}/insights/run", tag: "read", security: "admin", summary: "Run insights now (spends the team's model budget: a session or an admin key)",
-    description: "Sends the aggregate to the team's provider and stores the result (status error with the reason when the provider failed). With provider none nothing is sent: status empty, reason `provider none`. 409 while a run of the site is in flight.",
-    pathParams: SITE_ID, responses: [ok(InsightsResponse)], errors: [...SITE_ERRORS, 409],
+    description: "Sends the aggregate to the team's provider and stores the result (status error with the reason when the provider failed; the last good findings stay). With provider none nothing is sent: status empty, reason `provider none`. A run that has not ended within 5 s goes on in the background: 202 with the stored view and `running: true`; GET shows the result. 409 while a run of the site is in flight.",
+    pathParams: SITE_ID, responses: [ok(InsightsResponse), { status: 202, description: "Still running: the stored view with running true.", schema: InsightsResponse }], errors: [...SITE_ERRORS, 409],
   },
   // Live stream
   {

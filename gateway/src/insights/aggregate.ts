@@ -2,10 +2,13 @@
 // model": period, visitors {human, human_via_ai, delta_wow}, ai_referrals, crawlers, crawl_to_referral. Built
 // from the rollups with the read API's own reports, so every number matches GET /stats and /ai for days=7.
 // Never a row, an address, a hash or a user agent. Every label (assistant and crawler names, page paths) goes
-// through core's displayLabel: control, bidirectional and zero-width characters removed, cut to 200 code points.
+// through core's displayLabel: control and invisible characters removed, cut to 200 code points.
 //
-// The current anomaly flags are not added: the SPEC says the model receives "only this shape, nothing else".
-import { displayLabel } from "@svc/core";
+// Plus `anomalies`, the open anomaly flags of the same 7 days (issue 20: a summary that misses a crawler spike
+// the dashboard shows beside it reads as wrong). They are aggregates of the same rollups — kind, subject,
+// severity and two numbers — so the SPEC's rule (aggregates only, never a row) holds; it is the one key beyond
+// the SPEC's five.
+import { type AnomalyFlag, displayLabel } from "@svc/core";
 import { aiReport, type RollupSource } from "../read/reports.ts";
 import { bucketTotals } from "../read/rollup-reads.ts";
 import { bothSpans, readWindow } from "../read/window.ts";
@@ -22,6 +25,7 @@ export interface InsightsAggregate {
   ai_referrals: Record<string, number>;
   crawlers: Record<string, number>;
   crawl_to_referral: Array<{ page: string; crawled: number; referred: number }>;
+  anomalies: Array<{ kind: AnomalyFlag["kind"]; subject: string; severity: AnomalyFlag["severity"]; observed: number; expected: number }>;
 }
 
 // 4 decimals, as the read API rounds its change values.
@@ -37,13 +41,17 @@ function countsByLabel(rows: ReadonlyArray<{ name: string; count: number }>): Re
   return out;
 }
 
-export async function buildAggregate(src: RollupSource, siteId: number, nowMs: number): Promise<InsightsAggregate> {
+/** The site's open anomaly flags for `days` days ending now (anomalies/detector.ts, cached). */
+export type OpenFlags = (siteId: number, days: number) => Promise<readonly AnomalyFlag[]>;
+
+export async function buildAggregate(src: RollupSource, siteId: number, nowMs: number, openFlags: OpenFlags): Promise<InsightsAggregate> {
   const w = readWindow(nowMs, AGGREGATE_DAYS, "all");
   const range = bothSpans(w);
-  const [days, viaAi, ai] = await Promise.all([
+  const [days, viaAi, ai, flags] = await Promise.all([
     bucketTotals(src.pool, siteId, ["human"], range),
     bucketTotals(src.pool, siteId, ["human_via_ai"], range),
     aiReport(src, siteId, w, AGGREGATE_LIST_LIMIT),
+    openFlags(siteId, AGGREGATE_DAYS),
   ]);
   const sum = (series: ReadonlyMap<number, { visitors: number }>, current: boolean) => {
     let total = 0;
@@ -59,5 +67,6 @@ export async function buildAggregate(src: RollupSource, siteId: number, nowMs: n
     ai_referrals: countsByLabel(ai.assistants.rows.map((r) => ({ name: r.name, count: r.visitors }))),
     crawlers: countsByLabel(ai.crawlers.rows.map((r) => ({ name: r.name, count: r.hits }))),
     crawl_to_referral: ai.crawl_to_referral.map((r) => ({ page: displayLabel(r.page), crawled: r.crawled, referred: r.referred })),
+    anomalies: flags.slice(0, AGGREGATE_LIST_LIMIT).map((f) => ({ kind: f.kind, subject: displayLabel(f.subject), severity: f.severity, observed: f.observed.value, expected: f.expected.value })),
   };
 }

@@ -5,8 +5,10 @@
 //   anthropic  Messages API, POST {SVC_ANTHROPIC_BASE_URL}/v1/messages   → content[].text
 //   gemini     POST {SVC_GEMINI_BASE_URL}/v1beta/models/{model}:generateContent → candidates[0].content.parts[].text
 // One HTTP client for all: a timeout per attempt, one retry on 429 or 5xx honouring Retry-After (at most 30 s),
-// and errors that say what failed without echoing a key.
+// an answer read up to 256 KB, and errors through the outbound redaction step (outbound/redact.ts) that name
+// the provider and the HTTP status, never its URL or a key, with what to set to fix it.
 import type { LlmEnvironment } from "../config.ts";
+import { type OutboundFailure, type Redact, outboundError } from "../outbound/redact.ts";
 import type { RunProvider } from "../storage/insight-runs.ts";
 
 export interface ChatRequest {
@@ -24,8 +26,10 @@ const MAX_TOKENS = 1024;
 export const MAX_RETRY_AFTER_MS = 30_000;
 // Without a Retry-After, wait 1 s before the one retry.
 const DEFAULT_RETRY_MS = 1000;
-// A provider's error body is quoted in the stored error, cut to 300 characters.
-const ERROR_BODY_MAX = 300;
+// 256 KB: five findings are ~1.5 KB of text; a chat answer with its JSON envelope and a model's visible
+// reasoning stays under 50 KB. A larger body is a misbehaving server: reading stops there and the run fails
+// rather than buffering whatever it sends.
+export const MAX_ANSWER_BYTES = 256 * 1024;
 
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
@@ -124,50 +128,89 @@ export interface CompleteOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   readonly now?: () => number;
+  /** The gateway's redaction step, with its configured secrets. */
+  readonly redact: Redact;
 }
 
-type Attempt = { ok: true; text: string } | { ok: false; retryable: boolean; retryAfterMs: number | null; message: string };
+type Failure = { ok: false; retryable: boolean; retryAfterMs: number | null; failure: OutboundFailure };
+type Attempt = { ok: true; text: string } | Failure;
 
-async function attempt(provider: RunProvider, url: string, init: RequestInit, format: WireFormat, options: CompleteOptions): Promise<Attempt> {
+const fail = (failure: OutboundFailure, retryable = false, retryAfter: number | null = null): Failure => ({ ok: false, retryable, retryAfterMs: retryAfter, failure });
+
+/** The body as text, at most `max` bytes; null when it is longer (the rest is not read). */
+async function readCapped(res: Response, max: number): Promise<string | null> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function attempt(url: string, init: RequestInit, format: WireFormat, options: CompleteOptions): Promise<Attempt> {
   const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
+  const timedOut = (error: unknown) => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
   let res: Response;
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
   } catch (error) {
     if (options.signal?.aborted) throw new ProviderError("stopped");
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    if (timedOut) return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} did not answer within ${options.timeoutMs} ms` };
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} could not be reached at ${new URL(url).origin}: ${cause}` };
+    return fail(timedOut(error) ? { kind: "timeout", ms: options.timeoutMs } : { kind: "unreachable", cause: error });
   }
-  let body: string;
+  let body: string | null;
   try {
-    body = await res.text();
-  } catch {
-    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} did not answer within ${options.timeoutMs} ms` };
+    body = await readCapped(res, MAX_ANSWER_BYTES);
+  } catch (error) {
+    if (options.signal?.aborted) throw new ProviderError("stopped");
+    return fail(timedOut(error) ? { kind: "timeout", ms: options.timeoutMs } : { kind: "unreachable", cause: error });
   }
   if (!res.ok) {
     const retryable = res.status === 429 || res.status >= 500;
-    const excerpt = body.replace(/\s+/g, " ").trim().slice(0, ERROR_BODY_MAX);
-    return {
-      ok: false,
-      retryable,
-      retryAfterMs: retryAfterMs(res.headers.get("retry-after"), (options.now ?? Date.now)()),
-      message: `${provider} answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ""}`,
-    };
+    return fail({ kind: "status", status: res.status, body: body ?? "" }, retryable, retryAfterMs(res.headers.get("retry-after"), (options.now ?? Date.now)()));
   }
+  if (body === null) return fail({ kind: "answer", what: `answered with more than ${MAX_ANSWER_BYTES / 1024} KB` });
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} answered with something other than JSON` };
+    return fail({ kind: "answer", what: "answered with something other than JSON" });
   }
   const text = format.text(json);
-  if (text === null) return { ok: false, retryable: false, retryAfterMs: null, message: `${provider} answered JSON without the expected text field` };
+  if (text === null) return fail({ kind: "answer", what: "answered JSON without the expected text field" });
   return { ok: true, text };
 }
 
-/** One chat completion: the model's text, or a ProviderError whose message is fit to store and show. */
+/** What to set when a provider cannot be reached or refuses the key (the variables of config.ts, the team setting). */
+const WHERE: Record<RunProvider, { readonly address: string; readonly key: string | null }> = {
+  local: { address: "start Ollama (ollama serve) or set SVC_LLM_HOST to where it listens", key: null },
+  openai: { address: "check SVC_OPENAI_BASE_URL", key: "SVC_OPENAI_API_KEY" },
+  anthropic: { address: "check SVC_ANTHROPIC_BASE_URL", key: "SVC_ANTHROPIC_API_KEY" },
+  gemini: { address: "check SVC_GEMINI_BASE_URL", key: "SVC_GEMINI_API_KEY" },
+};
+const OTHER_PROVIDER = "or choose another provider (or none) under Settings → Language model";
+
+/** The fix for a failure, as a clause after the message; "" when there is nothing to set. */
+function remedy(provider: RunProvider, failure: OutboundFailure): string {
+  const where = WHERE[provider];
+  if (failure.kind === "unreachable") return `; ${where.address} in the gateway's environment, ${OTHER_PROVIDER}`;
+  if (failure.kind === "status" && (failure.status === 401 || failure.status === 403) && where.key) return `; check ${where.key} in the gateway's environment`;
+  if (failure.kind === "status" && failure.status === 404) return "; check the model name (SVC_LLM_MODEL or the team's model under Settings → Language model)";
+  return "";
+}
+
+/** The stored sentence of a failure: outboundError's (redacted), then what to set. */
+const describe = (provider: RunProvider, failure: OutboundFailure, redact: Redact): string => outboundError(provider, failure, redact) + remedy(provider, failure);
+
+/** One chat completion: the model's text, or a ProviderError whose message is redacted and fit to store and show. */
 export async function complete(provider: RunProvider, env: LlmEnvironment, req: ChatRequest, options: CompleteOptions): Promise<string> {
   const format = WIRE_FORMATS[provider];
   const url = format.url(env, req.model);
@@ -176,13 +219,14 @@ export async function complete(provider: RunProvider, env: LlmEnvironment, req: 
     headers: { "content-type": "application/json", accept: "application/json", ...format.headers(env) },
     body: JSON.stringify(format.body(req)),
   };
-  const first = await attempt(provider, url, init, format, options);
+  const first = await attempt(url, init, format, options);
   if (first.ok) return first.text;
-  if (!first.retryable) throw new ProviderError(first.message);
+  const firstSaid = describe(provider, first.failure, options.redact);
+  if (!first.retryable) throw new ProviderError(firstSaid);
   const wait = first.retryAfterMs ?? DEFAULT_RETRY_MS;
-  if (wait > MAX_RETRY_AFTER_MS) throw new ProviderError(`${first.message} (asked to retry after ${Math.ceil(wait / 1000)} s; not retried)`);
+  if (wait > MAX_RETRY_AFTER_MS) throw new ProviderError(`${firstSaid} (asked to retry after ${Math.ceil(wait / 1000)} s; not retried)`);
   await sleep(wait, options.signal);
-  const second = await attempt(provider, url, init, format, options);
+  const second = await attempt(url, init, format, options);
   if (second.ok) return second.text;
-  throw new ProviderError(`${second.message} (after one retry; first: ${first.message.replace(`${provider} answered `, "")})`);
+  throw new ProviderError(`${describe(provider, second.failure, options.redact)} (after one retry; first: ${firstSaid.replace(`${provider} answered `, "")})`);
 }

@@ -1,14 +1,17 @@
 // Insights of a site: run one now (POST …/insights/run, the weekly schedule), or show the last one (GET
 // …/insights). A run reads the team's language-model choice, builds the aggregate from the rollups, sends it
 // with the instructions to the provider, and stores the findings, or the error, with the exact input sent.
-// One run at a time per site: a second request while one is in flight is refused (409), the schedule skips it.
+// A failed run is stored beside the last good one, which stays shown (issue 20). One run at a time per site:
+// a second request while one is in flight is refused (409), the schedule skips it. A run outlives the request
+// that started it (POST answers 202 after RUN_ANSWER_WITHIN_MS) and ends with the service (stop()).
 import type pg from "pg";
 import type { LlmEnvironment, LlmProvider } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { Redact } from "../outbound/redact.ts";
 import type { RollupSource } from "../read/reports.ts";
 import { currentSettings } from "../routes/team.ts";
-import { type InsightRun, type RunProvider, lastInsightRun, saveInsightRun, sitesDueForInsights } from "../storage/insight-runs.ts";
-import { buildAggregate } from "./aggregate.ts";
+import { type InsightRun, type RunProvider, lastInsightRuns, saveInsightRun, sitesDueForInsights } from "../storage/insight-runs.ts";
+import { type OpenFlags, buildAggregate } from "./aggregate.ts";
 import { toFindings } from "./findings.ts";
 import { INSTRUCTIONS, userMessage } from "./prompt.ts";
 import { ProviderError, complete } from "./providers.ts";
@@ -16,17 +19,24 @@ import { HOUR_MS } from "@svc/core";
 
 /** The body of GET /api/sites/{id}/insights and POST …/insights/run (api-schema/insights.ts). */
 export interface InsightsView {
+  /** The last run's outcome: ok, error (findings are then the last good run's, if any), or empty. */
   status: "ok" | "error" | "empty";
   reason: null | "provider none" | "no run yet";
+  /** A run of this site is in progress (its result replaces this view when it ends). */
+  running: boolean;
   provider: string | null;
   model: string | null;
+  /** When the findings shown were written; null when there are none. */
   generated_at: string | null;
   findings: string[];
-  /** The aggregate exactly as sent (the user message, parsed), or null. */
+  /** The aggregate exactly as sent for these findings (or for the failed run when none succeeded), parsed, or null. */
   input: unknown;
   /** The system message sent with it. */
   instructions: string | null;
+  /** Why the last run failed (redacted: provider and HTTP status, never a key or an address), or null. */
   error: string | null;
+  /** When the last run failed; null unless status is error. */
+  failed_at: string | null;
 }
 
 export interface InsightsSite {
@@ -44,30 +54,42 @@ const MISSING_KEY: Partial<Record<RunProvider, (env: LlmEnvironment) => string |
   gemini: (env) => (env.geminiApiKey ? null : "SVC_GEMINI_API_KEY"),
 };
 
-const empty = (reason: "provider none" | "no run yet", provider: LlmProvider, model: string | null): InsightsView => ({
-  status: "empty", reason, provider, model, generated_at: null, findings: [], input: null, instructions: null, error: null,
+const empty = (reason: "provider none" | "no run yet", provider: LlmProvider, model: string | null, running: boolean): InsightsView => ({
+  status: "empty", reason, running, provider, model, generated_at: null, findings: [], input: null, instructions: null, error: null, failed_at: null,
 });
 
-const toView = (run: InsightRun): InsightsView => ({
-  status: run.status,
-  reason: null,
-  provider: run.provider,
-  model: run.model,
-  generated_at: run.generatedAt.toISOString(),
-  findings: [...run.findings],
-  input: run.input === null ? null : JSON.parse(run.input),
-  instructions: run.instructions,
-  error: run.error,
-});
+/** The view of the stored runs: the good run's findings, the failure beside them. Errors pass `redact` again when served. */
+function toView(ok: InsightRun | null, failed: InsightRun | null, running: boolean, redact: Redact): InsightsView {
+  const shown = ok ?? failed!;
+  return {
+    status: failed ? "error" : "ok",
+    reason: null,
+    running,
+    provider: shown.provider,
+    model: shown.model,
+    generated_at: ok ? ok.generatedAt.toISOString() : null,
+    findings: ok ? [...ok.findings] : [],
+    input: shown.input === null ? null : JSON.parse(shown.input),
+    instructions: shown.instructions,
+    error: failed?.error == null ? null : redact(failed.error),
+    failed_at: failed ? failed.generatedAt.toISOString() : null,
+  };
+}
 
 export interface InsightsDeps {
   readonly src: RollupSource;
   readonly llm: LlmEnvironment;
   readonly log: Logger;
+  /** The outbound redaction step (outbound/redact.ts) with the gateway's secrets. */
+  readonly redact: Redact;
+  /** The site's open anomaly flags, named in the aggregate. */
+  readonly openFlags: OpenFlags;
 }
 
 export class InsightsService {
   private readonly running = new Map<number, Promise<InsightsView>>();
+  // Aborted by stop(): a run started by a request that already got its 202 has no other owner.
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: InsightsDeps) {}
 
@@ -79,27 +101,49 @@ export class InsightsService {
     return this.running.has(siteId);
   }
 
-  /** The stored last run, or why there is none. With provider none: empty, whatever was stored before. */
+  /** The stored runs, or why there are none. With provider none: empty, whatever was stored before. */
   async view(site: InsightsSite): Promise<InsightsView> {
     const settings = await currentSettings(this.pool, this.deps.llm, site.team_id);
-    if (settings.provider === "none") return empty("provider none", "none", null);
-    const run = await lastInsightRun(this.pool, site.id);
-    return run ? toView(run) : empty("no run yet", settings.provider, settings.model);
+    const running = this.isRunning(site.id);
+    if (settings.provider === "none") return empty("provider none", "none", null, running);
+    const { ok, failed } = await lastInsightRuns(this.pool, site.id);
+    return ok || failed ? toView(ok, failed, running, this.deps.redact) : empty("no run yet", settings.provider, settings.model, running);
   }
 
   /** Runs now; null when a run of this site is already in flight. */
   run(site: InsightsSite, signal?: AbortSignal): Promise<InsightsView> | null {
-    if (this.running.has(site.id)) return null;
-    const run = this.execute(site, signal).finally(() => this.running.delete(site.id));
+    if (this.running.has(site.id) || this.stopping.signal.aborted) return null;
+    const signals = AbortSignal.any([this.stopping.signal, ...(signal ? [signal] : [])]);
+    const run = this.execute(site, signals).finally(() => this.running.delete(site.id));
     this.running.set(site.id, run);
+    // A run whose request already got its 202 has nobody awaiting it: a failure (the database gone mid-run)
+    // is logged here instead of becoming an unhandled rejection.
+    run.catch((error: unknown) => this.deps.log.error("insights run failed", { site_id: site.id, error: this.deps.redact(error instanceof Error ? error.message : String(error)) }));
     return run;
   }
 
-  private async execute(site: InsightsSite, signal?: AbortSignal): Promise<InsightsView> {
-    const { llm, log, src } = this.deps;
+  /** The run's view if it ends within `ms`, else null (it goes on in the background). */
+  async within(run: Promise<InsightsView>, ms: number): Promise<InsightsView | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
+    try {
+      return await Promise.race([run, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Aborts the runs in flight and waits for them to end (the layer's release). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async execute(site: InsightsSite, signal: AbortSignal): Promise<InsightsView> {
+    const { llm, log, src, redact } = this.deps;
     const settings = await currentSettings(this.pool, llm, site.team_id);
     // Provider none: nothing is built, sent or stored.
-    if (settings.provider === "none") return empty("provider none", "none", null);
+    if (settings.provider === "none") return empty("provider none", "none", null, false);
     const provider = settings.provider;
     const model = settings.model ?? "";
     const missing = MISSING_KEY[provider]?.(llm) ?? null;
@@ -107,18 +151,18 @@ export class InsightsService {
     let findings: string[] = [];
     let error: string | null = null;
     if (missing !== null) {
-      error = `${provider} needs ${missing} in the gateway's environment`;
+      error = `${provider} needs ${missing} in the gateway's environment, or choose another provider (or none) under Settings → Language model`;
     } else {
-      const aggregate = await buildAggregate(src, site.id, src.now());
+      const aggregate = await buildAggregate(src, site.id, src.now(), this.deps.openFlags);
       input = userMessage(aggregate);
       try {
-        const text = await complete(provider, llm, { model, system: INSTRUCTIONS, user: input }, { timeoutMs: llm.timeoutMs, signal, now: src.now });
+        const text = await complete(provider, llm, { model, system: INSTRUCTIONS, user: input }, { timeoutMs: llm.timeoutMs, signal, now: src.now, redact });
         findings = toFindings(text, aggregate);
         if (findings.length === 0) error = `${provider} answered without any finding`;
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
-        // Stopped by shutdown mid-request: not the provider's failure, so the last stored run stays.
-        if (signal?.aborted) return empty("no run yet", provider, settings.model);
+        // Stopped by shutdown mid-request: not the provider's failure, so the stored runs stay as they are.
+        if (signal.aborted) return this.view(site);
         error = e.message;
       }
     }
@@ -134,10 +178,11 @@ export class InsightsService {
       error,
     };
     await saveInsightRun(this.pool, run);
-    // The error itself may quote the provider's answer; it is stored and shown by GET, not logged.
-    if (error !== null) log.warn("insights run failed", { site_id: site.id, provider });
+    // The error went through the redaction step (providers.ts), so it may be logged.
+    if (error !== null) log.warn("insights run failed", { site_id: site.id, provider, error });
     else log.info("insights run", { site_id: site.id, provider, findings: findings.length });
-    return toView(run);
+    const { ok, failed } = await lastInsightRuns(this.pool, site.id);
+    return toView(ok, failed, false, redact);
   }
 
   /** One scheduled pass: runs the sites whose last run is older than `everyHours` (or that never ran). */

@@ -30,6 +30,7 @@ import { AnomalyDetector } from "../anomalies/detector.ts";
 import { anomalyScan } from "../anomalies/scan.ts";
 import { createIngestLimits } from "../ingest/rate-limits.ts";
 import { InsightsService } from "../insights/service.ts";
+import { createRedactor } from "../outbound/redact.ts";
 import { insightsSchedule } from "../insights/schedule.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { anomalyRoutes } from "../routes/anomalies.ts";
@@ -389,7 +390,13 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
-      const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
+      const insights = new InsightsService({
+        src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log,
+        redact: createRedactor(config.secrets),
+        openFlags: async (siteId, days) => (await detector.report(siteId, days)).flags,
+      });
+      // Runs answered 202 go on in the background: aborted and awaited before the pool closes.
+      yield* Effect.addFinalizer(() => Effect.promise(() => insights.stop()));
       anomalyRoutes(routes, detector);
       insightRoutes(routes, { insights, flushRollups });
       openapiRoutes(routes);

@@ -7,6 +7,7 @@ import { displayLabel, HOUR_MS } from "@svc/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { InsightsService } from "../../src/insights/service.ts";
+import { createRedactor } from "../../src/outbound/redact.ts";
 import { INSTRUCTIONS } from "../../src/insights/prompt.ts";
 import { SettledCache } from "../../src/read/settled-cache.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -26,11 +27,14 @@ const EXPECTED_AGGREGATE = {
   period: "2026-11-14 → 2026-11-20",
   visitors: { human: 2, human_via_ai: 2, delta_wow: 1 },
   ai_referrals: { ChatGPT: 1, Perplexity: 1 },
-  crawlers: { GPTBot: 5, ClaudeBot: 1 },
+  crawlers: { GPTBot: 5, ClaudeBot: 2 },
   crawl_to_referral: [
     { page: "/docs", crawled: 4, referred: 1 },
     { page: SANITISED, crawled: 2, referred: 1 },
+    { page: "/never-referred", crawled: 1, referred: 0 },
   ],
+  // The open flag of GET …/anomalies?days=7: a page first crawled this week that no assistant referred.
+  anomalies: [{ kind: "crawled_never_referred", subject: "/never-referred", severity: "low", observed: 1, expected: 0 }],
 };
 
 const WIRE = {
@@ -68,6 +72,7 @@ async function ingest(): Promise<void> {
   await event("2026-11-20T09:03:00Z", UA.chrome, IPS[4]!, "/docs", "https://www.perplexity.ai/");
   for (const path of ["/docs", "/docs", "/docs", INJECTED, INJECTED]) await hit("2026-11-20T09:10:00Z", UA.gptbot, path);
   await hit("2026-11-20T09:11:00Z", UA.claudebot, "/docs");
+  await hit("2026-11-20T09:12:00Z", UA.claudebot, "/never-referred");
   h.clock.set(NOW);
 }
 
@@ -112,7 +117,7 @@ describe("insights", () => {
     const res = await last();
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      status: "empty", reason: "no run yet", provider: "local", model: "llama3.2", generated_at: null, findings: [], input: null, instructions: null, error: null,
+      status: "empty", reason: "no run yet", running: false, provider: "local", model: "llama3.2", generated_at: null, findings: [], input: null, instructions: null, error: null, failed_at: null,
     });
   });
 
@@ -121,7 +126,7 @@ describe("insights", () => {
     fakes[format].script = [{ text: "- Crawlers hit /docs 4 times.\n- ChatGPT and Perplexity each referred 1 visitor." }];
     const res = await run();
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    expect(res.json).toMatchObject({ status: "ok", reason: null, provider: format, error: null, findings: ["Crawlers hit /docs 4 times.", "ChatGPT and Perplexity each referred 1 visitor."] });
+    expect(res.json).toMatchObject({ status: "ok", reason: null, running: false, provider: format, error: null, failed_at: null, findings: ["Crawlers hit /docs 4 times.", "ChatGPT and Perplexity each referred 1 visitor."] });
 
     expect(fakes[format].requests).toHaveLength(1);
     expect(totalRequests()).toBe(1);
@@ -137,7 +142,10 @@ describe("insights", () => {
     expect(system).toContain("never an instruction");
     expect(system).not.toContain("ignore-all-previous");
     const aggregate = JSON.parse(user);
-    expect(Object.keys(aggregate)).toEqual(["period", "visitors", "ai_referrals", "crawlers", "crawl_to_referral"]);
+    expect(Object.keys(aggregate)).toEqual(["period", "visitors", "ai_referrals", "crawlers", "crawl_to_referral", "anomalies"]);
+    // The anomalies named are those GET …/anomalies shows for the same 7 days.
+    const flags = (await call(h.base, "GET", `/api/sites/${DOMAIN}/anomalies?days=7`, { headers: bearer(key) })).json.flags;
+    expect(aggregate.anomalies).toEqual(flags.map((f: any) => ({ kind: f.kind, subject: f.subject, severity: f.severity, observed: f.observed.value, expected: f.expected.value })));
     expect(Object.keys(aggregate.visitors)).toEqual(["human", "human_via_ai", "delta_wow"]);
     expect(aggregate).toEqual(EXPECTED_AGGREGATE);
 
@@ -193,18 +201,45 @@ describe("insights", () => {
     { what: "a 400 (not retried)", script: [{ status: 400, body: '{"error":"bad model"}' }], requests: 1, error: /^gemini answered HTTP 400: \{"error":"bad model"\}$/ },
     { what: "no answer within the timeout", script: [{ delayMs: 1500, text: "late" }], requests: 1, error: /^gemini did not answer within 1000 ms$/ },
     { what: "JSON without the text", script: [{ body: '{"candidates":[]}' }], requests: 1, error: /without the expected text field/ },
-  ])("$what: stored as a clear error", async ({ script, requests, error }) => {
+  ])("$what: stored as a clear error beside the last good findings", async ({ script, requests, error }) => {
     await choose("gemini");
+    fakes.gemini.script = [{ text: "- Good week." }];
+    const good = await run();
+    expect(good.json).toMatchObject({ status: "ok", findings: ["Good week."], error: null, failed_at: null });
+    fakes.gemini.reset();
     fakes.gemini.script = [...script];
+    h.clock.advance(HOUR_MS);
     const res = await run();
+    h.clock.set(NOW);
     expect(res.status).toBe(200);
     expect(res.json.status).toBe("error");
     expect(res.json.error).toMatch(error);
-    expect(res.json.findings).toEqual([]);
-    expect(res.json.input).toEqual(EXPECTED_AGGREGATE);
+    expect(Date.parse(res.json.failed_at)).toBe(Date.parse(NOW) + HOUR_MS);
+    // The last good run stays shown (it used to be wiped until the next week's run).
+    expect(res.json).toMatchObject({ findings: ["Good week."], generated_at: good.json.generated_at, input: EXPECTED_AGGREGATE, provider: "gemini" });
     expect(fakes.gemini.requests).toHaveLength(requests);
     expect((await last()).json).toEqual(res.json);
     expect(res.json.error).not.toContain("gm-test");
+    // A good run afterwards clears the failure.
+    fakes.gemini.script = [{ text: "- Better week." }];
+    expect((await run()).json).toMatchObject({ status: "ok", findings: ["Better week."], error: null, failed_at: null });
+    expect((await h.pool.query("select status from insight_runs where site_id = (select id from sites where domain = $1)", [DOMAIN])).rows).toEqual([{ status: "ok" }]);
+  });
+
+  it("a failure before any good run shows the failed run's input and no findings", async () => {
+    await h.pool.query("delete from insight_runs");
+    await choose("gemini");
+    fakes.gemini.script = [{ status: 400, body: "nope" }];
+    const res = await run();
+    expect(res.json).toMatchObject({ status: "error", findings: [], generated_at: null, input: EXPECTED_AGGREGATE, error: "gemini answered HTTP 400: nope" });
+    expect(Date.parse(res.json.failed_at)).toBe(Date.parse(NOW));
+  });
+
+  it("an answer over 256 KB is not read whole and fails the run", async () => {
+    await choose("local");
+    fakes.local.script = [{ text: `- ${"x".repeat(300 * 1024)}` }];
+    const res = await run();
+    expect(res.json).toMatchObject({ status: "error", error: "local answered with more than 256 KB" });
   });
 
   it("one run at a time per site: a second POST while one is in flight is 409", async () => {
@@ -226,7 +261,7 @@ describe("insights", () => {
     const res = await run();
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      status: "empty", reason: "provider none", provider: "none", model: null, generated_at: null, findings: [], input: null, instructions: null, error: null,
+      status: "empty", reason: "provider none", running: false, provider: "none", model: null, generated_at: null, findings: [], input: null, instructions: null, error: null, failed_at: null,
     });
     expect((await last()).json).toEqual(res.json);
     await new Promise((r) => setTimeout(r, 100));
@@ -247,8 +282,11 @@ describe("the weekly schedule", () => {
   /** A service on the harness's database and clock, with a clean slate of stored runs. */
   const freshService = async () => {
     await h.pool.query("delete from insight_runs");
-    const llm = loadConfig(env).llm;
-    return new InsightsService({ src: { pool: h.pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm, log: silentLogger });
+    const config = loadConfig(env);
+    return new InsightsService({
+      src: { pool: h.pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm: config.llm, log: silentLogger,
+      redact: createRedactor(config.secrets), openFlags: () => Promise.resolve([]),
+    });
   };
 
   it("runs sites that never ran or whose last run is older than the interval, and only those", async () => {
@@ -271,5 +309,48 @@ describe("the weekly schedule", () => {
     await service.runDue(168);
     expect(totalRequests()).toBe(0);
     expect((await h.pool.query("select 1 from insight_runs")).rowCount).toBe(0);
+  });
+});
+
+describe("secrets never leave in an error (issue 20)", () => {
+  const GOOGLE_KEY = `AIza${"B".repeat(35)}`;
+  const leaks = () => ["sk-test-openai", "sk-proj-AbCdEf123456", GOOGLE_KEY, fakes.openai.base, "127.0.0.1", "10.20.30.40", "sk-ant-test", "gm-test"];
+  const storedError = async () =>
+    (await h.pool.query<{ error: string }>("select error from insight_runs where status = 'error' and site_id = (select id from sites where domain = $1)", [DOMAIN])).rows[0]?.error;
+
+  it("a provider echoing the key, its own address and other tokens: the error stored, served to a read key and logged names the provider and the status only", async () => {
+    await choose("openai");
+    const message = `Incorrect API key provided: Bearer sk-test-openai. Upstream ${fakes.openai.base}/v1/chat/completions (10.20.30.40:8000) said key=sk-test-openai&x=1; see also sk-proj-AbCdEf123456 and ${GOOGLE_KEY}`;
+    fakes.openai.script = [{ status: 401, body: JSON.stringify({ error: { message, type: "invalid_request_error" } }) }];
+    const logged = h.logs.length;
+    const res = await run();
+    expect(res.json.status).toBe("error");
+    expect(res.json.error).toMatch(/^openai answered HTTP 401: \{"error":\{"message":"Incorrect API key provided: Bearer \(redacted\)\. Upstream \(url\) \(\(address\)\) said key=\(redacted\)&x=1;/);
+    expect(res.json.error).toMatch(/check SVC_OPENAI_API_KEY in the gateway's environment$/);
+    const reader = await createApiKey(h.base, token, "read only");
+    const served = await call(h.base, "GET", `/api/sites/${DOMAIN}/insights`, { headers: bearer(reader) });
+    expect(served.json.error).toBe(res.json.error);
+    const log = h.logs.slice(logged).join("\n");
+    expect(log).toContain("insights run failed");
+    for (const text of [res.json.error, await storedError(), JSON.stringify(served.json), log]) {
+      for (const leak of leaks()) expect(text, leak).not.toContain(leak);
+    }
+  });
+
+  it("a stored error from before the redaction step is redacted when served", async () => {
+    await h.pool.query("update insight_runs set error = $2 where status = 'error' and site_id = (select id from sites where domain = $1)", [DOMAIN, `openai answered HTTP 401: Incorrect API key provided: sk-test-openai at ${fakes.openai.base}`]);
+    const served = (await last()).json;
+    expect(served.error).toBe("openai answered HTTP 401: Incorrect API key provided: (redacted) at (url)");
+  });
+
+  it("an unreachable provider: a sentence naming what to set, never the socket error or the address", async () => {
+    await choose("local");
+    const address = fakes.local.base;
+    await fakes.local.close();
+    const res = await run();
+    expect(res.json.error).toBe(
+      "local could not be reached (connection refused: nothing listens there); start Ollama (ollama serve) or set SVC_LLM_HOST to where it listens in the gateway's environment, or choose another provider (or none) under Settings → Language model",
+    );
+    for (const leak of [...leaks(), address, "ECONNREFUSED"]) expect(res.json.error).not.toContain(leak);
   });
 });

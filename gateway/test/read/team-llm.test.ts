@@ -11,9 +11,14 @@ describe("SVC_LLM_* at boot", () => {
   it("parses the language-model environment once, with defaults", () => {
     expect(loadConfig({}).llm).toEqual({
       provider: null, model: null, localHost: "http://127.0.0.1:11434", openaiBaseUrl: null, openaiApiKey: null, anthropicApiKey: null, geminiApiKey: null,
-      anthropicBaseUrl: "https://api.anthropic.com", geminiBaseUrl: "https://generativelanguage.googleapis.com", timeoutMs: 120_000, insightsEveryHours: 168,
+      anthropicBaseUrl: "https://api.anthropic.com", geminiBaseUrl: "https://generativelanguage.googleapis.com", timeoutMs: 60_000, insightsEveryHours: 168,
     });
     expect(loadConfig({ SVC_LLM_PROVIDER: "none", SVC_LLM_HOST: "http://gpu-box:11434" }).llm).toMatchObject({ provider: "none", localHost: "http://gpu-box:11434" });
+  });
+
+  it("collects every configured secret value for the outbound redaction step", () => {
+    const config = loadConfig({ SVC_OPENAI_API_KEY: SECRET, SVC_GEMINI_API_KEY: "gm-key-1", DATABASE_URL: "postgres://svc:db%2Fpass@db:5432/svc" });
+    expect([...config.secrets].sort()).toEqual(["db/pass", "gm-key-1", SECRET].sort());
   });
 
   it.each([
