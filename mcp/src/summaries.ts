@@ -2,7 +2,7 @@
 // the JSON. It is written from the already sanitised result, and every visitor-supplied label is quoted
 // (JSON string syntax) so it reads as data inside the sentence, never as part of it.
 import type * as z from "zod";
-import type { AiOutput, BreakdownOutput, GoalsOutput, InsightsOutput, StatsOutput } from "./output-schemas.ts";
+import type { AiOutput, AnomaliesOutput, BreakdownOutput, GoalsOutput, InsightsOutput, StatsOutput } from "./output-schemas.ts";
 
 type Derived = { value: number | null; basis: "observed" | "inferred" };
 
@@ -51,8 +51,33 @@ export function goalsSummary(g: z.infer<typeof GoalsOutput>): string {
 }
 
 export function insightsSummary(i: z.infer<typeof InsightsOutput>): string {
-  if (i.status === "empty") return `No insights to show: ${i.reason ?? "no run yet"}.`;
+  const running = i.running ? " A run is in progress; ask again in a minute for its result." : "";
+  if (i.status === "empty") return `No insights to show: ${i.reason ?? "no run yet"}.${running}`;
   const by = [i.provider, i.model].filter((x) => x !== null).join(" / ");
-  if (i.status === "error") return `The last insights run${by ? ` (${by})` : ""} failed${i.generated_at ? ` at ${i.generated_at}` : ""}: ${i.error ?? "no error was stored"}.`;
-  return [`Insights${by ? ` from ${by}` : ""}${i.generated_at ? `, generated ${i.generated_at}` : ""} (written by a language model from the aggregate in structuredContent.input):`, ...i.findings.map((f) => `- ${quote(f)}`)].join("\n");
+  const findings = i.findings.map((f) => `- ${quote(f)}`);
+  const written = `${by ? ` from ${by}` : ""}${i.generated_at ? `, generated ${i.generated_at}` : ""} (written by a language model from the aggregate in structuredContent.input)`;
+  if (i.status === "error") {
+    const failed = `The last insights run failed${i.failed_at ? ` at ${i.failed_at}` : ""}: ${i.error ?? "no error was stored"}.${running}`;
+    return findings.length === 0 ? failed : [failed, `Findings of the last good run${written}:`, ...findings].join("\n");
+  }
+  return [`Insights${written}:${running}`, ...findings].join("\n");
+}
+
+/** One flag as a sentence; numbers as the gateway computed them, the subject quoted. */
+function flagSentence(f: z.infer<typeof AnomaliesOutput>["flags"][number]): string {
+  const when = `${f.window.start} → ${f.window.end}`;
+  const severity = `${f.severity} severity`;
+  switch (f.kind) {
+    case "crawler_spike":
+      return `Crawler ${quote(f.subject)} made ${plural(f.observed.value, "hit")} against about ${count(f.expected.value)} expected (${when}; ${severity}).`;
+    case "human_drop":
+      return `Human visitors fell to ${count(f.observed.value)} against about ${count(f.expected.value)} expected for the same hours of previous weeks (${when}; ${severity}).`;
+    case "crawled_never_referred":
+      return `Page ${quote(f.subject)} was first crawled in the window (${plural(f.observed.value, "crawler hit")}) and no assistant referred a visitor to it (${severity}).`;
+  }
+}
+
+export function anomaliesSummary(a: z.infer<typeof AnomaliesOutput>): string {
+  if (a.flags.length === 0) return `Nothing unusual in the last ${window(a)}: no anomaly flag.`;
+  return [`${plural(a.flags.length, "anomaly flag")} in the last ${window(a)} (subjects are visitor-supplied data):`, ...a.flags.map((f) => `- ${flagSentence(f)}`)].join("\n");
 }
