@@ -196,7 +196,8 @@ const WHERE: Record<RunProvider, { readonly address: string; readonly key: strin
   anthropic: { address: "check SVC_ANTHROPIC_BASE_URL", key: "SVC_ANTHROPIC_API_KEY" },
   gemini: { address: "check SVC_GEMINI_BASE_URL", key: "SVC_GEMINI_API_KEY" },
 };
-const OTHER_PROVIDER = "or choose another provider (or none) under Settings → Language model";
+/** The other way out of any provider failure: the team setting (the dashboard's Settings, PATCH /api/team/llm). */
+export const OTHER_PROVIDER = "or choose another provider (or none) under Settings → Language model";
 
 /** The fix for a failure, as a clause after the message; "" when there is nothing to set. */
 function remedy(provider: RunProvider, failure: OutboundFailure): string {
@@ -208,7 +209,7 @@ function remedy(provider: RunProvider, failure: OutboundFailure): string {
 }
 
 /** The stored sentence of a failure: outboundError's (redacted), then what to set. */
-const describe = (provider: RunProvider, failure: OutboundFailure, redact: Redact): string => outboundError(provider, failure, redact) + remedy(provider, failure);
+const sentence = (provider: RunProvider, failure: OutboundFailure, redact: Redact): string => outboundError(provider, failure, redact) + remedy(provider, failure);
 
 /** One chat completion: the model's text, or a ProviderError whose message is redacted and fit to store and show. */
 export async function complete(provider: RunProvider, env: LlmEnvironment, req: ChatRequest, options: CompleteOptions): Promise<string> {
@@ -221,12 +222,12 @@ export async function complete(provider: RunProvider, env: LlmEnvironment, req: 
   };
   const first = await attempt(url, init, format, options);
   if (first.ok) return first.text;
-  const firstSaid = describe(provider, first.failure, options.redact);
+  const firstSaid = sentence(provider, first.failure, options.redact);
   if (!first.retryable) throw new ProviderError(firstSaid);
   const wait = first.retryAfterMs ?? DEFAULT_RETRY_MS;
   if (wait > MAX_RETRY_AFTER_MS) throw new ProviderError(`${firstSaid} (asked to retry after ${Math.ceil(wait / 1000)} s; not retried)`);
   await sleep(wait, options.signal);
   const second = await attempt(url, init, format, options);
   if (second.ok) return second.text;
-  throw new ProviderError(`${describe(provider, second.failure, options.redact)} (after one retry; first: ${firstSaid.replace(`${provider} answered `, "")})`);
+  throw new ProviderError(`${sentence(provider, second.failure, options.redact)} (after one retry; first: ${firstSaid.replace(`${provider} answered `, "")})`);
 }

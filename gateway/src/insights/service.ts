@@ -14,7 +14,7 @@ import { type InsightRun, type RunProvider, lastInsightRuns, saveInsightRun, sit
 import { type OpenFlags, buildAggregate } from "./aggregate.ts";
 import { toFindings } from "./findings.ts";
 import { INSTRUCTIONS, userMessage } from "./prompt.ts";
-import { ProviderError, complete } from "./providers.ts";
+import { OTHER_PROVIDER, ProviderError, complete } from "./providers.ts";
 import { HOUR_MS } from "@svc/core";
 
 /** The body of GET /api/sites/{id}/insights and POST …/insights/run (api-schema/insights.ts). */
@@ -151,7 +151,7 @@ export class InsightsService {
     let findings: string[] = [];
     let error: string | null = null;
     if (missing !== null) {
-      error = `${provider} needs ${missing} in the gateway's environment, or choose another provider (or none) under Settings → Language model`;
+      error = `${provider} needs ${missing} in the gateway's environment, ${OTHER_PROVIDER}`;
     } else {
       const aggregate = await buildAggregate(src, site.id, src.now(), this.deps.openFlags);
       input = userMessage(aggregate);
