@@ -7,14 +7,16 @@ import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goal
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
 
-const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, created_at: g.created_at.toISOString() });
+const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString() });
 const GOAL_ID = /^\d{1,10}$/;
 
 export function goalRoutes(routes: OperationRoutes, pool: pg.Pool): void {
   routes
     .site("POST /api/sites/{id}/goals", async ({ site, body }) => {
-      const name = body.name.trim();
-      const goal = await insertGoal(pool, site.id, name);
+      if ((body.name === undefined) === (body.page_path === undefined)) throw new ApiError("invalid_body", "give exactly one of name (an event-name goal) and page_path (a page-path goal)");
+      // Plausible's display name of a page goal.
+      const name = body.page_path !== undefined ? `Visit ${body.page_path}` : body.name!.trim();
+      const goal = await insertGoal(pool, site.id, name, body.page_path ?? null);
       if (goal === null) throw new ApiError("conflict", `this site already has a goal named ${JSON.stringify(name)}`);
       return jsonResponse(201, toGoal(goal));
     })
@@ -28,7 +30,7 @@ export function goalRoutes(routes: OperationRoutes, pool: pg.Pool): void {
         site_id: site.id,
         actor,
         ...windowEcho(window),
-        goals: rows.map((g) => ({ id: g.id, name: g.name, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
+        goals: rows.map((g) => ({ id: g.id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
       });
     }, { readsRollups: true })
     .site("DELETE /api/sites/{id}/goals/{goalId}", async ({ site, params }) => {
