@@ -45,6 +45,21 @@ class Params {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+  /** The text and values with only the parameters the text uses, renumbered (DuckDB refuses unused ones). */
+  compact(sql: string): { sql: string; values: (string | number)[] } {
+    const renumbered = new Map<string, string>();
+    const values: (string | number)[] = [];
+    const text = sql.replace(/\$(\d+)\b/g, (_, n: string) => {
+      let name = renumbered.get(n);
+      if (name === undefined) {
+        values.push(this.values[Number(n) - 1]!);
+        name = `$${values.length}`;
+        renumbered.set(n, name);
+      }
+      return name;
+    });
+    return { sql: text, values };
+  }
 }
 
 const NOT_SET = "'(not set)'";
@@ -232,7 +247,7 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
   const nonGoalDims = dims.map((d, i) => [d, i] as const).filter(([d]) => d !== "event:goal");
   if (plan.metrics.includes("group_conversion_rate") && nonGoalDims.length > 0) {
     ctes.push(`gd as (select ${nonGoalDims.map(([d, i]) => `${dimOf(d)} as d${i}`).join(", ")}, count(distinct visitor)::double as gv from u group by all)`);
-    joined = `(${joined}) left join gd using (${nonGoalDims.map(([, i]) => `d${i}`).join(", ")})`;
+    joined = `${joined} left join gd using (${nonGoalDims.map(([, i]) => `d${i}`).join(", ")})`;
   }
 
   const metricSql = (m: Metric): string => {
@@ -270,7 +285,7 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
   for (const c of cols) orderTerms.push(`${c} asc`);
   let sql = `with ${ctes.join(",\n")} select ${select} from ${joined} order by ${orderTerms.join(", ")}`;
   if (paginate) sql += ` limit ${plan.limit} offset ${plan.offset}`;
-  return { sql, values: p.values, dimensionColumns: cols };
+  return { ...p.compact(sql), dimensionColumns: cols };
 }
 
 export { isEventDimension };
