@@ -119,7 +119,12 @@ export class QueryEngine {
         // A Parquet file DuckDB cannot read (truncated, damaged): drop the site's files of these days, so the
         // background job writes them again, and answer this query from PostgreSQL.
         if (loaded.files.length === 0) throw error;
-        await this.options.dayFiles.discard(loaded.files);
+        const damaged: string[] = [];
+        for (const file of loaded.files) {
+          await connection.run(`select count(*) from read_parquet('${file.replaceAll("'", "''")}')`).catch(() => damaged.push(file));
+        }
+        if (damaged.length === 0) throw error;
+        await this.options.dayFiles.discard(damaged);
         await connection.run("drop view if exists src");
         loaded = await this.load(connection, site.id, ranges, now, scratch, false);
       }

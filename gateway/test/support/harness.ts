@@ -33,6 +33,8 @@ export interface Harness {
   readonly base: string;
   readonly clock: TestClock;
   readonly logs: string[];
+  /** SVC_DATA_DIR of this harness (a fresh temporary directory). */
+  readonly dataDir: string;
   /** Stops the gateway cleanly and starts a new one; `between` runs while none is running. */
   restart(between?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
@@ -89,6 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     clock,
     logs,
+    dataDir,
     async restart(between?: () => Promise<void>) {
       await gateway.stop();
       await between?.();
