@@ -46,11 +46,11 @@ afterAll(async () => {
 });
 
 describe("list_tools", () => {
-  it("lists exactly the six tools, each with days and actor, limit where the route has one, and an outputSchema", async () => {
+  it("lists exactly the six tools and query, each of the six with days and actor, limit where the route has one, and an outputSchema", async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["ai_traffic", "goals", "insights", "query_stats", "sources", "top_pages"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["ai_traffic", "goals", "insights", "query", "query_stats", "sources", "top_pages"]);
     const limited = new Set(["top_pages", "sources", "ai_traffic"]);
-    for (const tool of tools) {
+    for (const tool of tools.filter((t) => t.name !== "query")) {
       const props = tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; default?: unknown; enum?: string[] }>;
       expect(Object.keys(props).sort(), tool.name).toEqual(limited.has(tool.name) ? ["actor", "days", "limit"] : ["actor", "days"]);
       expect(props["days"], tool.name).toMatchObject({ minimum: 1, maximum: 366, default: 30 });
@@ -156,11 +156,43 @@ describe("bad arguments", () => {
   });
 });
 
+describe("the query tool (POST /api/v2/query)", () => {
+  const body = { date_range: ["2026-03-14", "2026-03-15"], metrics: ["visitors", "bounce_rate"], dimensions: ["visit:source"] };
+
+  it("is listed read-only with all four hints, an input schema of the query and an outputSchema", async () => {
+    const tool = (await mcp.client.listTools()).tools.find((t) => t.name === "query")!;
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(Object.keys(tool.inputSchema.properties as object).sort()).toEqual(["date_range", "dimensions", "filters", "include", "metrics", "order_by", "pagination"]);
+    expect(tool.outputSchema?.type).toBe("object");
+  });
+
+  it("answers what the endpoint answers for the same query, with a line per row", async () => {
+    const result = await mcp.client.callTool({ name: "query", arguments: body });
+    expect(result.isError ?? false).toBe(false);
+    const direct = await call(h.base, "POST", "/api/v2/query", { body: { site_id: FIXTURE_DOMAIN, ...body }, headers: bearer(key) });
+    expect(direct.status).toBe(200);
+    expect(result.structuredContent).toEqual(displayLabelsDeep(direct.json));
+    expect(text(result)).toMatch(/^Google: visitors=\d+ bounce_rate=\d+/m);
+  });
+
+  it("takes filters and comparisons; a refusal of the gateway comes back as a tool error naming the field", async () => {
+    const compared = await mcp.client.callTool({
+      name: "query",
+      arguments: { date_range: ["2026-03-15", "2026-03-15"], metrics: ["visitors"], filters: [["is", "event:page", ["/pricing"]]], include: { comparisons: { mode: "previous_period" } } },
+    });
+    expect(compared.isError ?? false).toBe(false);
+    expect((compared.structuredContent as { results: Array<{ comparison: unknown }> }).results[0]!.comparison).toBeDefined();
+    const refused = await mcp.client.callTool({ name: "query", arguments: { date_range: "7d", metrics: ["visitors", "bounce_rate"], dimensions: ["event:page"] } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/metrics\[1\]: bounce_rate is a visit metric/);
+  });
+});
+
 describe("npm run mcp from the repository root", () => {
-  it("serves the six tools", async () => {
+  it("serves the seven tools", async () => {
     const session = await connectMcp({ SVC_API_URL: h.base, SVC_API_KEY: key, SVC_SITE_ID: FIXTURE_DOMAIN }, "npm");
     try {
-      expect((await session.client.listTools()).tools).toHaveLength(6);
+      expect((await session.client.listTools()).tools).toHaveLength(7);
       const result = await session.client.callTool({ name: "query_stats", arguments: { days: 7 } });
       expect(result.structuredContent).toEqual(displayLabelsDeep((await api(`${site}/stats?days=7`)).json));
     } finally {

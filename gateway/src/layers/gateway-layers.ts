@@ -382,7 +382,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
       });
       siteRoutes(routes, { pool, sites });
-      goalRoutes(routes, pool);
+      goalRoutes(routes, pool, engine);
       readRoutes(routes, { pool, clock });
       queryRoutes(routes, { pool, engine });
       liveRoutes(routes, {

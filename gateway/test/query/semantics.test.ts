@@ -74,6 +74,15 @@ describe("metrics (Plausible's metric definitions)", () => {
     expect(rows(r)).toEqual([["Visit /blog/**", 2, 3, 66.67], ["Signup", 1, 1, 33.33]]);
   });
 
+  it("GET /goals counts page-path goals too (pageviews of matching pages)", async () => {
+    const site = (await call(h.base, "GET", "/api/sites", { headers: auth })).json.sites[0].id;
+    const goals = (await call(h.base, "GET", `/api/sites/${site}/goals?days=1`, { headers: auth })).json.goals;
+    expect(goals.map((g: any) => [g.name, g.page_path, g.conversions, g.visitors])).toEqual([["Signup", null, 1, 1], ["Visit /blog/**", "/blog/**", 3, 2]]);
+    expect((await post(h.base, `/api/sites/${site}/goals`, { name: "X", page_path: "/x" }, auth)).status).toBe(400);
+    expect((await post(h.base, `/api/sites/${site}/goals`, { page_path: "no-slash" }, auth)).status).toBe(400);
+    expect((await post(h.base, `/api/sites/${site}/goals`, { page_path: "/blog/**" }, auth)).status).toBe(409);
+  });
+
   it("group_conversion_rate divides by the visitors of the same dimension value", async () => {
     const r = await query({ metrics: ["visitors", "group_conversion_rate", "conversion_rate"], dimensions: ["visit:source"], filters: [["is", "event:goal", ["Visit /blog/**"]]] });
     expect(rows(r)).toEqual([["Direct / None", 1, 100, 33.33], ["newsletter", 1, 100, 33.33]]);
