@@ -5,7 +5,7 @@ import path from "node:path";
 import { Context, Effect, Layer } from "effect";
 import { DayFiles } from "../parquet/day-files.ts";
 import { QueryEngine } from "../query/engine.ts";
-import { ClockService, ConfigService, DatabaseService, LogService } from "./services.ts";
+import { ClockService, ConfigService, DatabaseService, LogService, RollupsService } from "./services.ts";
 
 export class QueryService extends Context.Service<QueryService, QueryEngine>()("svc/Query") {}
 
@@ -20,9 +20,10 @@ export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
       const { pool } = yield* DatabaseService;
       const clock = yield* ClockService;
       const log = yield* LogService;
+      const rollups = yield* RollupsService;
       const dayFiles = new DayFiles(config.dataDir);
       const engine = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir: path.join(config.dataDir, "query-tmp"), dayFiles }), catch: (error) => error }),
+        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir: path.join(config.dataDir, "query-tmp"), dayFiles, flushRollups: () => rollups.flushBeforeRead() }), catch: (error) => error }),
         (engine) => Effect.sync(() => engine.close()),
       );
       const pass = Effect.gen(function* () {

@@ -21,7 +21,7 @@ beforeAll(async () => {
     expect((await post(h.base, "/api/event", { d: DOMAIN, u: `https://${DOMAIN}/` }, { "user-agent": UA.chrome, "x-forwarded-for": ip })).status).toBe(202);
   }
   h.clock.set("2026-03-15T12:00:00Z");
-  engine = await QueryEngine.open({ pool: h.pool, now: h.clock.now, tempDir: path.join(h.dataDir, "tz-tmp"), dayFiles: new DayFiles(h.dataDir) });
+  engine = await QueryEngine.open({ pool: h.pool, now: h.clock.now, tempDir: path.join(h.dataDir, "tz-tmp"), dayFiles: new DayFiles(h.dataDir), flushRollups: () => h.gateway.rollups.flushBeforeRead() });
 });
 afterAll(async () => {
   engine.close();
