@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { type Loaded, loadSite, loadedCounts, reusedDatabase } from "./site-load.ts";
+import { type Loaded, READ_BENCH_DOMAIN, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -31,10 +31,8 @@ if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 
   console.error("usage: --rows N (≥ 1000) --days 2..366 --requests N (≥ 5)");
   process.exit(2);
 }
-const DOMAIN = "read-bench.example";
+const DOMAIN = READ_BENCH_DOMAIN;
 const log = (line: string) => console.log(`[bench:query] ${line}`);
-const round2 = (x: number) => Math.round(x * 100) / 100;
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** The fixed list: what the rollups answer (target p95 ≤ 50 ms), then what DuckDB does (≤ 1 s). */
 const QUERIES: ReadonlyArray<{ name: string; rollups: boolean; body: Record<string, unknown> }> = [

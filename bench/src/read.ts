@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { type Loaded, loadSite, loadedCounts, reusedDatabase } from "./site-load.ts";
+import { type Loaded, READ_BENCH_DOMAIN, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 
 const { values: args } = parseArgs({
@@ -31,13 +31,11 @@ if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 
   console.error("usage: --rows N (≥ 1000) --days 1..366 --requests N (≥ 10)");
   process.exit(2);
 }
-const DOMAIN = "read-bench.example";
+const DOMAIN = READ_BENCH_DOMAIN;
 const log = (line: string) => console.log(`[bench:read] ${line}`);
 
 
 // ---- HTTP measurement ----------------------------------------------------------------------------------
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 interface Latency {
   /** The very first request: settled days not yet cached, statements not yet prepared. */

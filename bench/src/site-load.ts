@@ -11,6 +11,12 @@ import { ensureMonthlyPartitions } from "../../gateway/src/storage/partitions.ts
 import { recountDay } from "../../gateway/src/rollups/day-rows.ts";
 import { replaceDayRollups } from "../../gateway/src/rollups/rollup-writes.ts";
 
+/** The site both read benchmarks load, so one may reuse the other's kept database. */
+export const READ_BENCH_DOMAIN = "read-bench.example";
+
+export const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+export const round2 = (x: number) => Math.round(x * 100) / 100;
+
 export interface Loaded {
   rows: number;
   loadS: number;
