@@ -30,7 +30,10 @@ async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window
 export function goalRoutes(routes: OperationRoutes, pool: pg.Pool, engine: QueryEngine): void {
   routes
     .site("POST /api/sites/{id}/goals", async ({ site, body }) => {
-      if ((body.name === undefined) === (body.page_path === undefined)) throw new ApiError("invalid_body", "give exactly one of name (an event-name goal) and page_path (a page-path goal)");
+      if ((body.name === undefined) === (body.page_path === undefined)) {
+        const message = "give exactly one of name (an event-name goal) and page_path (a page-path goal)";
+        throw new ApiError("invalid_body", message, [{ path: body.name === undefined ? "name" : "page_path", message }]);
+      }
       // Plausible's display name of a page goal.
       const name = body.page_path !== undefined ? `Visit ${body.page_path}` : body.name!.trim();
       const goal = await insertGoal(pool, site.id, name, body.page_path ?? null);
