@@ -22,6 +22,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM runtime AS gateway
 COPY --from=build --chown=node:node /app/gateway/dist gateway/dist
 COPY --from=build --chown=node:node /app/tracker/dist tracker/dist
+# The data volume's mount point, owned by node so a fresh named volume starts writable (Parquet day files).
+RUN mkdir -p /app/.svc-data && chown node:node /app/.svc-data
 USER node
 ENV SVC_PORT=8080 SVC_HOST=0.0.0.0
 EXPOSE 8080

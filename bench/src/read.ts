@@ -6,18 +6,11 @@
 // gateway as its own process, then times
 // sequential requests over HTTP with an API key: stats, breakdown (page, source) and ai, 30 days.
 // The last stdout line is one JSON object with the figures.
-import os from "node:os";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { copyRows } from "./generated-rows.ts";
-import { openDatabase } from "../../gateway/src/storage/database.ts";
-import { ensureMonthlyPartitions } from "../../gateway/src/storage/partitions.ts";
-import { recountDay } from "../../gateway/src/rollups/day-rows.ts";
-import { replaceDayRollups } from "../../gateway/src/rollups/rollup-writes.ts";
+import { type Loaded, READ_BENCH_DOMAIN, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
-import { DAY_MS } from "@svc/core";
 
 const { values: args } = parseArgs({
   options: {
@@ -38,13 +31,11 @@ if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 
   console.error("usage: --rows N (≥ 1000) --days 1..366 --requests N (≥ 10)");
   process.exit(2);
 }
-const DOMAIN = "read-bench.example";
+const DOMAIN = READ_BENCH_DOMAIN;
 const log = (line: string) => console.log(`[bench:read] ${line}`);
 
 
 // ---- HTTP measurement ----------------------------------------------------------------------------------
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 interface Latency {
   /** The very first request: settled days not yet cached, statements not yet prepared. */
@@ -72,54 +63,6 @@ async function measure(base: string, path: string, headers: Record<string, strin
   return { first: round2(first), p50: round2(percentile(times, 50)), p95: round2(percentile(times, 95)), p99: round2(percentile(times, 99)), max: round2(times.at(-1)!) };
 }
 
-async function reusedDatabase(url: string): Promise<{ url: string; pool: pg.Pool; dispose(): Promise<void> }> {
-  const db = await openDatabase({ url, dataDir: os.tmpdir(), log: () => undefined });
-  return { url: db.url, pool: db.pool, dispose: () => db.close() };
-}
-
-interface Loaded {
-  rows: number;
-  loadS: number;
-  rollupS: number;
-  daily: number;
-  hourly: number;
-}
-
-async function load(db: { url: string; pool: pg.Pool }, siteId: number): Promise<Loaded> {
-  const now = Date.now();
-  const today = now - (now % DAY_MS);
-  const perDay = Math.floor(ROWS / DAYS);
-  // The gateway makes this month's and next month's partitions at boot; the window may start a month earlier.
-  await ensureMonthlyPartitions(db.pool, today - (DAYS - 1) * DAY_MS);
-  log(`loading ${ROWS.toLocaleString("en")} rows over ${DAYS} days (${perDay.toLocaleString("en")} a day) with COPY`);
-  const loadStart = performance.now();
-  for (let d = DAYS - 1; d >= 0; d--) {
-    const dayStart = today - d * DAY_MS;
-    // Today only up to now, so no row lies in the future of the gateway's clock.
-    const span = d === 0 ? Math.max(60_000, now - dayStart) : DAY_MS;
-    const n = d === 0 ? ROWS - perDay * (DAYS - 1) : perDay;
-    const events = Math.round(n * 0.75);
-    await copyRows(db.url, { kind: "events", siteId, domain: DOMAIN, dayStart, span, n: events });
-    await copyRows(db.url, { kind: "hits", siteId, domain: DOMAIN, dayStart, span, n: n - events });
-  }
-  const loadS = (performance.now() - loadStart) / 1000;
-  const counted = await db.pool.query<{ n: string }>("select (select count(*) from events) + (select count(*) from hits) as n");
-  log(`loaded ${Number(counted.rows[0]!.n).toLocaleString("en")} rows in ${loadS.toFixed(1)} s`);
-
-  const rollupStart = performance.now();
-  for (let d = DAYS - 1; d >= 0; d--) {
-    const day = today - d * DAY_MS;
-    const { counts } = await recountDay(db.pool, siteId, day, { counts: true });
-    await replaceDayRollups(db.pool, siteId, day, counts);
-  }
-  await db.pool.query("vacuum analyze rollup_daily");
-  await db.pool.query("vacuum analyze rollup_hourly");
-  const rollupS = (performance.now() - rollupStart) / 1000;
-  const sizes = await db.pool.query<{ daily: string; hourly: string }>("select (select count(*) from rollup_daily) as daily, (select count(*) from rollup_hourly) as hourly");
-  log(`built ${Number(sizes.rows[0]!.daily).toLocaleString("en")} daily and ${Number(sizes.rows[0]!.hourly).toLocaleString("en")} hourly rollup rows in ${rollupS.toFixed(1)} s`);
-  return { rows: Number(counted.rows[0]!.n), loadS, rollupS, daily: Number(sizes.rows[0]!.daily), hourly: Number(sizes.rows[0]!.hourly) };
-}
-
 async function main(): Promise<void> {
   const db = args.reuse ? await reusedDatabase(args.reuse) : await freshBenchDatabase("bench_read", { keep: args.keep, log });
   let gateway: Awaited<ReturnType<typeof launchGateway>> | null = null;
@@ -128,15 +71,11 @@ async function main(): Promise<void> {
     let siteId: number;
     if (args.reuse) {
       siteId = (await db.pool.query<{ id: number }>("select id from sites where domain = $1", [DOMAIN])).rows[0]!.id;
-      const counts = await db.pool.query<{ rows: string; daily: string; hourly: string }>(
-        "select (select count(*) from events) + (select count(*) from hits) as rows, (select count(*) from rollup_daily) as daily, (select count(*) from rollup_hourly) as hourly",
-      );
-      const c = counts.rows[0]!;
-      loaded = { rows: Number(c.rows), loadS: 0, rollupS: 0, daily: Number(c.daily), hourly: Number(c.hourly) };
+      loaded = await loadedCounts(db.pool);
       log(`reusing ${loaded.rows.toLocaleString("en")} rows and their rollups`);
     } else {
       siteId = (await addSite(db.pool, { domain: DOMAIN })).id;
-      loaded = await load(db, siteId);
+      loaded = await loadSite(db, { siteId, domain: DOMAIN, rows: ROWS, days: DAYS, log });
     }
     const site = { id: siteId };
     gateway = await launchGateway({ DATABASE_URL: db.url, SVC_HTTP: args.http! });

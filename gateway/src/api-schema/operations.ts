@@ -7,6 +7,7 @@ import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
+import { QueryBody, QueryResponse } from "./query.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
@@ -120,6 +121,12 @@ const DEFINED = [
     method: "GET", path: "/api/sites/{id}/ai", tag: "read", security: "credential", summary: "The AI Traffic panel",
     description: "Assistants (human_via_ai), crawlers (ai_crawler), agents (ai_agent), crawl-to-referral per page and agent task metrics. `actor` does not apply.",
     pathParams: SITE_ID, query: AiQuery, responses: [ok(AiResponse)], errors: SITE_ERRORS,
+  },
+  // Query API (routes/query.ts)
+  {
+    method: "POST", path: "/api/v2/query", tag: "read", security: "credential", summary: "Plausible's Stats API v2 query, plus the actor",
+    description: "Any key of the site's team (read is enough), a session or a hosted JWT. Bad input is a 400 naming the field (gateway/README.md \"Query API\").",
+    body: QueryBody, responses: [ok(QueryResponse)], errors: SITE_ERRORS,
   },
   // Anomalies and insights (routes/anomalies.ts, routes/insights.ts)
   {

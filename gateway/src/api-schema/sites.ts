@@ -48,18 +48,31 @@ export const PatchSite = Schema.Struct({
 // 120 characters: event names are at most 120 (core LIMITS.eventName), so a longer goal could never match.
 export const MAX_GOAL_NAME = 120;
 
+// 114: `Visit ` and the path fit the 120 characters of a goal name.
+export const MAX_GOAL_PAGE_PATH = MAX_GOAL_NAME - "Visit ".length;
+const isPath = Schema.makeFilter((s: string) => s.startsWith("/"), { message: "must start with /" });
+
 export const CreateGoal = Schema.Struct({
-  name: Schema.String.check(
+  name: Schema.optionalKey(Schema.String.check(
     isNotBlank,
     Schema.isMaxLength(MAX_GOAL_NAME, { message: `must be at most ${MAX_GOAL_NAME} characters` }),
     isStorableName,
-  ).annotate({ message: "must be a string", description: "The exact event name to count (`pageview` counts pageviews)." }),
-}).annotate({ identifier: "CreateGoal", message: "must be a JSON object" });
+  ).annotate({ message: "must be a string", description: "An event-name goal: the exact event name to count (`pageview` counts pageviews)." })),
+  page_path: Schema.optionalKey(Schema.String.check(
+    isPath,
+    Schema.isMaxLength(MAX_GOAL_PAGE_PATH, { message: `must be at most ${MAX_GOAL_PAGE_PATH} characters` }),
+    isStorableName,
+  ).annotate({
+    message: "must be a string",
+    description: "A page-path goal (give this or `name`): pageviews of pages matching it convert; `*` matches any characters but `/`, `**` any characters. Named `Visit <page_path>`.",
+  })),
+}).annotate({ identifier: "CreateGoal", message: "must be a JSON object with name or page_path" });
 
 export const Goal = Schema.Struct({
   id: Schema.Int,
   site_id: Schema.Int,
   name: Schema.String,
+  page_path: Schema.NullOr(Schema.String).annotate({ description: "The page pattern of a page-path goal; null for an event-name goal." }),
   created_at: Schema.String,
 }).annotate({ identifier: "Goal" });
 
@@ -71,6 +84,7 @@ export const GoalsReport = Schema.Struct({
     Schema.Struct({
       id: Schema.Int,
       name: Schema.String,
+      page_path: Schema.NullOr(Schema.String),
       created_at: Schema.String,
       conversions: Schema.Int.annotate({ description: "Events with exactly this name in the window, for the actor." }),
       visitors: Schema.Int.annotate({ description: "Distinct converting visitors per UTC day, summed over the window." }),

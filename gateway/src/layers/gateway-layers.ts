@@ -51,6 +51,8 @@ import { openapiRoutes } from "../routes/openapi.ts";
 import { OperationRoutes } from "../routes/operation-routes.ts";
 import { publicRoutes } from "../routes/public.ts";
 import { readRoutes } from "../routes/read.ts";
+import { queryRoutes } from "../routes/query.ts";
+import { QueryService, queryLayer } from "./query-layer.ts";
 import { siteRoutes } from "../routes/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadTrackerAsset } from "../routes/tracker-asset.ts";
@@ -364,6 +366,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const auth = yield* AuthenticatorService;
       const counters = yield* CountersService;
       const supervisor = yield* SupervisorService;
+      const engine = yield* QueryService;
 
       const country = openCountryLookup(config.geoipPath);
       const tracker = loadTrackerAsset(config.trackerPath);
@@ -380,8 +383,9 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
       });
       siteRoutes(routes, { pool, sites });
-      goalRoutes(routes, pool);
+      goalRoutes(routes, pool, engine);
       readRoutes(routes, { pool, clock });
+      queryRoutes(routes, { pool, engine });
       liveRoutes(routes, {
         pool, clock, hub: live, lanes, authenticate: auth.authenticate, credentialId: auth.credentialId,
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
@@ -457,7 +461,7 @@ export interface GatewayLayerOptions {
 /** Everything but the base services (config, log, clock, counters, supervisor, faults), wired by dependency. */
 export const gatewayLayer = (options: GatewayLayerOptions) =>
   httpLayer(options.transport).pipe(
-    Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer)),
+    Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer, queryLayer())),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(rollupsLayer(options.writeRollups)),
     Layer.provideMerge(liveLayer),

@@ -154,7 +154,7 @@ export async function breakdownReport(
 const OPERATORS: ReadonlyMap<string, string> = new Map(
   [...aiCrawlers, ...aiAgents, ...automationMarkers, ...webviews, ...assistants].map((t) => [t.name, t.operator] as const),
 );
-const operatorOf = (name: string): string | null => OPERATORS.get(name) ?? null;
+export const operatorOf = (name: string): string | null => OPERATORS.get(name) ?? null;
 
 export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
   const rows = await windowSums(src, `ai|${siteId}`, w.current, (span) => aiRollups(src.pool, siteId, span), (row) => `${row.slice}\u0000${row.value}`);

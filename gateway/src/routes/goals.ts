@@ -4,17 +4,39 @@ import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import { goalConversions, windowEcho } from "../read/reports.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
+import { ACTORS } from "../api-schema/common.ts";
+import type { QueryEngine } from "../query/engine.ts";
+import { parseQuery } from "../query/request.ts";
+import type { ReadWindow } from "../read/window.ts";
+import type { SiteRecord } from "../storage/sites.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
 
-const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, created_at: g.created_at.toISOString() });
+const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString() });
 const GOAL_ID = /^\d{1,10}$/;
 
-export function goalRoutes(routes: OperationRoutes, pool: pg.Pool): void {
+/** Page-path goals' conversions over a window, from the query engine (the rollups know pages, not patterns). */
+async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, actor: string): Promise<Map<string, { conversions: number; visitors: number }>> {
+  const actors = actor === "all" ? [...ACTORS] : [actor];
+  const answer = await engine.run(site, parseQuery({
+    site_id: site.domain,
+    date_range: window.current.grain === "day" ? [window.from, window.to] : [new Date(window.current.fromMs).toISOString(), new Date(window.current.toMs + 3_599_000).toISOString()],
+    metrics: ["visitors", "events"], dimensions: ["event:goal"],
+    filters: [["is", "visit:actor", actors]],
+  }));
+  return new Map(answer.results.map((r) => [r.dimensions[0]!, { visitors: r.metrics[0]!, conversions: r.metrics[1]! }]));
+}
+
+export function goalRoutes(routes: OperationRoutes, pool: pg.Pool, engine: QueryEngine): void {
   routes
     .site("POST /api/sites/{id}/goals", async ({ site, body }) => {
-      const name = body.name.trim();
-      const goal = await insertGoal(pool, site.id, name);
+      if ((body.name === undefined) === (body.page_path === undefined)) {
+        const message = "give exactly one of name (an event-name goal) and page_path (a page-path goal)";
+        throw new ApiError("invalid_body", message, [{ path: body.name === undefined ? "name" : "page_path", message }]);
+      }
+      // Plausible's display name of a page goal.
+      const name = body.page_path !== undefined ? `Visit ${body.page_path}` : body.name!.trim();
+      const goal = await insertGoal(pool, site.id, name, body.page_path ?? null);
       if (goal === null) throw new ApiError("conflict", `this site already has a goal named ${JSON.stringify(name)}`);
       return jsonResponse(201, toGoal(goal));
     })
@@ -23,12 +45,16 @@ export function goalRoutes(routes: OperationRoutes, pool: pg.Pool): void {
       const actor = query.actor ?? "human";
       const window = windowOf(actor);
       const rows = await listGoals(pool, site.id);
-      const counts = await goalConversions(pool, site.id, window, rows.map((g) => g.name));
+      const counts = await goalConversions(pool, site.id, window, rows.filter((g) => g.page_path === null).map((g) => g.name));
+      if (rows.some((g) => g.page_path !== null)) {
+        const pages = await pageGoalConversions(engine, site, window, actor);
+        for (const g of rows) if (g.page_path !== null) counts.set(g.name, pages.get(g.name) ?? { conversions: 0, visitors: 0 });
+      }
       return jsonResponse(200, {
         site_id: site.id,
         actor,
         ...windowEcho(window),
-        goals: rows.map((g) => ({ id: g.id, name: g.name, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
+        goals: rows.map((g) => ({ id: g.id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
       });
     }, { readsRollups: true })
     .site("DELETE /api/sites/{id}/goals/{goalId}", async ({ site, params }) => {

@@ -1,11 +1,13 @@
-// The goals table (sql/004_goals_team_settings.sql): a goal is an event name matched exactly, unique per site. Its
-// conversions are read from the rollups (read/reports.ts), not from here.
+// The goals table (sql/004_goals_team_settings.sql, sql/015_goal_page_paths.sql): a goal is an event name matched
+// exactly, or a page path with Plausible's wildcards (named `Visit <path>`); names are unique per site.
 import type pg from "pg";
 
 export interface GoalRow {
   id: number;
   site_id: number;
   name: string;
+  /** The page pattern of a page-path goal; null for an event-name goal. */
+  page_path: string | null;
   created_at: Date;
 }
 
@@ -13,9 +15,12 @@ export interface GoalRow {
 const UNIQUE_VIOLATION = "23505";
 
 /** The new goal, or null when the site already has a goal named `name`. */
-export async function insertGoal(pool: pg.Pool, siteId: number, name: string): Promise<GoalRow | null> {
+export async function insertGoal(pool: pg.Pool, siteId: number, name: string, pagePath: string | null = null): Promise<GoalRow | null> {
   try {
-    const { rows } = await pool.query<GoalRow>("insert into goals (site_id, name) values ($1, $2) returning id, site_id, name, created_at", [siteId, name]);
+    const { rows } = await pool.query<GoalRow>(
+      "insert into goals (site_id, name, page_path) values ($1, $2, $3) returning id, site_id, name, page_path, created_at",
+      [siteId, name, pagePath],
+    );
     return rows[0]!;
   } catch (error) {
     if ((error as { code?: string }).code === UNIQUE_VIOLATION) return null;
@@ -24,7 +29,7 @@ export async function insertGoal(pool: pg.Pool, siteId: number, name: string): P
 }
 
 export async function listGoals(pool: pg.Pool, siteId: number): Promise<GoalRow[]> {
-  const { rows } = await pool.query<GoalRow>("select id, site_id, name, created_at from goals where site_id = $1 order by id", [siteId]);
+  const { rows } = await pool.query<GoalRow>("select id, site_id, name, page_path, created_at from goals where site_id = $1 order by id", [siteId]);
   return rows;
 }
 

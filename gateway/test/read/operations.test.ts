@@ -57,6 +57,7 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "POST /api/sites/{id}/goals": { success: 201, body: () => ({ name: `g${unique()}` }) },
   "DELETE /api/sites/{id}/goals/{goalId}": { success: 204, params: newGoal },
   "GET /api/sites/{id}/stats": { success: 200, query: "days=7&actor=all" },
+  "POST /api/v2/query": { success: 200, body: () => ({ site_id: "own.example", metrics: ["visitors", "bounce_rate"], date_range: "7d", dimensions: ["visit:source"] }) },
   "GET /api/sites/{id}/breakdown": { success: 200, query: "field=page" },
   "GET /api/sites/{id}/ai": { success: 200, query: "limit=5" },
   "GET /api/sites/{id}/anomalies": { success: 200, query: "days=2" },

@@ -1,5 +1,8 @@
 // Starts a real gateway in-process on a fresh PostgreSQL database and a random port, with an
 // injected clock and a captured log, for tests that speak HTTP over a real socket.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type pg from "pg";
 import type { Clock } from "@svc/core";
 import { type Gateway, startGateway } from "../../src/app.ts";
@@ -30,6 +33,8 @@ export interface Harness {
   readonly base: string;
   readonly clock: TestClock;
   readonly logs: string[];
+  /** SVC_DATA_DIR of this harness (a fresh temporary directory). */
+  readonly dataDir: string;
   /** Stops the gateway cleanly and starts a new one; `between` runs while none is running. */
   restart(between?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
@@ -49,13 +54,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const db = await createTestDatabase();
   const clock = new TestClock(Date.parse(options.now ?? new Date().toISOString()));
   const logs: string[] = [];
+  // Each harness its own data directory: the query engine's Parquet files are named by site id, which every
+  // fresh test database starts at 1.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-test-data-"));
   const config: GatewayConfig = {
     // The ingest rate limits and the failed-credential limit refill on the injected clock, which most tests
     // never advance: they are off here and tested with their defaults in test/abuse-limits.test.ts and
     // test/auth/failed-credentials.test.ts.
     ...loadConfig({
       SVC_PORT: "0", SVC_HOST: "127.0.0.1", SVC_HTTP: options.transport ?? "uws", SVC_LOG_LEVEL: "debug", SVC_FLUSH_MS: "2",
-      SVC_EVENT_RATE_PER_CLIENT: "0", SVC_HIT_RATE_PER_SITE: "0", SVC_FAILED_CREDENTIALS_PER_CLIENT: "0", ...options.env,
+      SVC_EVENT_RATE_PER_CLIENT: "0", SVC_HIT_RATE_PER_SITE: "0", SVC_FAILED_CREDENTIALS_PER_CLIENT: "0", SVC_DATA_DIR: dataDir, ...options.env,
     }),
     databaseUrl: db.url,
   };
@@ -83,6 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     clock,
     logs,
+    dataDir,
     async restart(between?: () => Promise<void>) {
       await gateway.stop();
       await between?.();
@@ -91,6 +100,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await gateway.stop();
       await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return harness as Harness;

@@ -1,0 +1,37 @@
+// The query engine (query/engine.ts: one embedded DuckDB) and the background job writing settled days to
+// Parquet (parquet/day-files.ts). The job's pass catches its own failures and tries again next minute, so it
+// never crashes and never touches the ingest path; the engine closes with the layer's scope.
+import path from "node:path";
+import { Context, Effect, Layer } from "effect";
+import { DayFiles } from "../parquet/day-files.ts";
+import { QueryEngine } from "../query/engine.ts";
+import { ClockService, ConfigService, DatabaseService, LogService, RollupsService } from "./services.ts";
+
+export class QueryService extends Context.Service<QueryService, QueryEngine>()("svc/Query") {}
+
+/** A minute between passes: a day settles 10 minutes after its end, so a file is at most ~11 minutes late. */
+export const DAY_FILES_INTERVAL_MS = 60_000;
+
+export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
+  Layer.effect(
+    QueryService,
+    Effect.gen(function* () {
+      const config = yield* ConfigService;
+      const { pool } = yield* DatabaseService;
+      const clock = yield* ClockService;
+      const log = yield* LogService;
+      const rollups = yield* RollupsService;
+      const dayFiles = new DayFiles(config.dataDir);
+      const engine = yield* Effect.acquireRelease(
+        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir: path.join(config.dataDir, "query-tmp"), dayFiles, flushRollups: () => rollups.flushBeforeRead() }), catch: (error) => error }),
+        (engine) => Effect.sync(() => engine.close()),
+      );
+      const pass = Effect.gen(function* () {
+        const result = yield* Effect.result(Effect.tryPromise(() => dayFiles.pass(pool, () => engine.connect(), clock.now())));
+        if (result._tag === "Failure") log.warn("parquet day files: pass failed; retrying next minute", { error: String(result.failure.cause ?? result.failure) });
+        else if (result.success.written + result.success.removed > 0) log.info("parquet day files", { ...result.success });
+      });
+      yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(dayFilesIntervalMs), pass)));
+      return engine;
+    }),
+  );

@@ -1,0 +1,137 @@
+// Per-site daily Parquet files of settled UTC days: what the query engine (query/engine.ts) reads instead of
+// PostgreSQL's raw partitions, which carry no index (each would cost ingest more than its budget).
+//
+// Layout: <SVC_DATA_DIR>/parquet/site-<id>/<YYYY-MM-DD>.parquet, the day's enriched rows (query/rows.ts) in
+// time order, zstd-compressed. A day is settled 10 minutes after its UTC end (the writer commits within
+// seconds; the margin covers a lane draining at midnight). A background pass, every minute:
+// - writes each settled day that has rows (rollup_daily knows which) and no file — idempotent: a file is
+//   written to a temporary name and renamed, so a crash leaves no half file under the real name;
+// - removes the files of days past the site's retention and the folders of deleted sites.
+// A file DuckDB cannot read is removed by the engine and written again by the next pass; a query meanwhile
+// reads that day from PostgreSQL. Nothing here runs on the ingest path.
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { DAY_MS, utcDay } from "@svc/core";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type pg from "pg";
+import { retentionCutoffMs } from "../storage/retention.ts";
+import { copyRawRows, enrichSql, readCsvSql } from "../query/rows.ts";
+
+/** 10 minutes after 00:00 UTC a day's rows are all committed (batches commit within SVC_FLUSH_MS, ~ms). */
+export const SETTLE_MS = 10 * 60_000;
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.parquet$/;
+const SITE_DIR = /^site-(\d+)$/;
+
+export interface DayFilesPass {
+  written: number;
+  removed: number;
+}
+
+export class DayFiles {
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = path.join(dataDir, "parquet");
+  }
+
+  pathOf(siteId: number, day: string): string {
+    return path.join(this.root, `site-${siteId}`, `${day}.parquet`);
+  }
+
+  /** Whether the UTC day is over long enough for its file to be final. */
+  static settled(day: string, nowMs: number): boolean {
+    return Date.parse(`${day}T00:00:00Z`) + DAY_MS + SETTLE_MS <= nowMs;
+  }
+
+  /** The day's file when it is settled and written; null sends the engine to PostgreSQL for that day. */
+  async fileFor(siteId: number, day: string, nowMs: number): Promise<string | null> {
+    if (!DayFiles.settled(day, nowMs)) return null;
+    const file = this.pathOf(siteId, day);
+    try {
+      return (await stat(file)).size > 0 ? file : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops files (damaged ones, or days whose rows changed — an import); the next pass writes them again. */
+  async discard(files: readonly string[]): Promise<void> {
+    await Promise.all(files.map((f) => rm(f, { force: true })));
+  }
+
+  /** Drops a site's files of the given UTC days (an import into settled days calls this). */
+  async invalidate(siteId: number, days: readonly string[]): Promise<void> {
+    await this.discard(days.map((d) => this.pathOf(siteId, d)));
+  }
+
+  /** Writes one day's file from PostgreSQL (temporary name, then rename). */
+  async write(pool: pg.Pool, connection: DuckDBConnection, siteId: number, day: string): Promise<void> {
+    const file = this.pathOf(siteId, day);
+    const dir = path.dirname(file);
+    await mkdir(dir, { recursive: true });
+    // Unique names: gateways sharing a data directory may write the same day at once; the last rename wins.
+    const tag = randomUUID();
+    const csv = `${file}.${tag}.csv.tmp`;
+    const tmp = `${file}.${tag}.tmp`;
+    const from = Date.parse(`${day}T00:00:00Z`);
+    try {
+      await copyRawRows(pool, siteId, from, from + DAY_MS, csv);
+      await connection.run(`copy (${enrichSql(`(select * from ${readCsvSql(csv)})`)} order by ts) to '${tmp.replaceAll("'", "''")}' (format parquet, compression zstd)`);
+      await rename(tmp, file);
+    } finally {
+      await rm(csv, { force: true });
+      await rm(tmp, { force: true });
+    }
+  }
+
+  /** One pass of the background job: write what is missing, remove what retention or a deletion left. */
+  async pass(pool: pg.Pool, connect: () => Promise<DuckDBConnection>, nowMs: number, budget = Number.POSITIVE_INFINITY): Promise<DayFilesPass> {
+    const { rows: sites } = await pool.query<{ id: number; retention_days: number }>("select id, retention_days from sites");
+    const keep = new Map(sites.map((s) => [s.id, utcDay(retentionCutoffMs(nowMs, s.retention_days))]));
+    let removed = 0;
+    // Folders of deleted sites, and files older than the site's retention.
+    for (const entry of await readdir(this.root).catch(() => [] as string[])) {
+      const m = SITE_DIR.exec(entry);
+      if (m === null) continue;
+      const cutoff = keep.get(Number(m[1]));
+      const dir = path.join(this.root, entry);
+      if (cutoff === undefined) {
+        await rm(dir, { recursive: true, force: true });
+        removed++;
+        continue;
+      }
+      for (const name of await readdir(dir)) {
+        const f = DAY_FILE.exec(name);
+        if ((f !== null && f[1]! < cutoff) || name.endsWith(".tmp")) {
+          await rm(path.join(dir, name), { force: true });
+          removed++;
+        }
+      }
+    }
+    // Settled days with rows (their rollups say so) and no file yet, oldest first.
+    const lastSettled = utcDay(nowMs - DAY_MS - SETTLE_MS);
+    const { rows: days } = await pool.query<{ site_id: number; day: string }>(
+      `select site_id, to_char(bucket, 'YYYY-MM-DD') as day from rollup_daily
+        where dim = 'total' and actor = 'all' and bucket <= $1::date order by bucket, site_id`,
+      [lastSettled],
+    );
+    let written = 0;
+    let connection: DuckDBConnection | null = null;
+    try {
+      for (const { site_id, day } of days) {
+        if (written >= budget) break;
+        const cutoff = keep.get(site_id);
+        if (cutoff === undefined || day < cutoff) continue;
+        if ((await this.fileFor(site_id, day, nowMs)) !== null) continue;
+        connection ??= await connect();
+        await this.write(pool, connection, site_id, day);
+        written++;
+      }
+    } finally {
+      connection?.closeSync();
+    }
+    return { written, removed };
+  }
+}

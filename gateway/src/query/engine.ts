@@ -1,0 +1,327 @@
+// Runs a query plan: the site's range in its time zone, the rows of that range (settled UTC days from their
+// Parquet files, the rest — today above all — copied from PostgreSQL), one DuckDB statement over them, and the
+// answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
+//
+// One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
+// event loop, so a query competes with it only for CPU) and a 512 MB memory limit (the gateway's whole query
+// budget is +300 MB RSS at 10M rows; DuckDB spills to its temp directory past the limit instead of growing).
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { DAY_MS, utcDayStart, utcDay } from "@svc/core";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type pg from "pg";
+import { ApiError } from "../errors.ts";
+import type { SiteRecord } from "../storage/sites.ts";
+import { listGoals } from "../storage/goals.ts";
+import type { DayFiles } from "../parquet/day-files.ts";
+import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain, timeLabels } from "./date-range.ts";
+import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
+import { buildQuery, opensActors, type QueryGoal } from "./sql.ts";
+import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
+import { TodayRows } from "./today-rows.ts";
+import { operatorOf } from "../read/reports.ts";
+import { rollupRows, rollupServes } from "./rollup-path.ts";
+
+export const DUCKDB_THREADS = 2;
+export const DUCKDB_MEMORY_LIMIT = "512MB";
+
+type MetricValue = number;
+export interface ResultRow {
+  dimensions: string[];
+  metrics: MetricValue[];
+  comparison?: { dimensions: string[]; metrics: MetricValue[]; change: (number | null)[] };
+}
+
+export interface QueryResponse {
+  results: ResultRow[];
+  meta: Record<string, unknown>;
+  query: Record<string, unknown>;
+}
+
+/** The site's IANA zone: the `time_zone` column once sql/014 adds it, UTC before. */
+export const siteTimeZone = (site: SiteRecord): string => (site as SiteRecord & { time_zone?: string | null }).time_zone ?? "UTC";
+
+/** Country code → English name (visit:country_name), from Node's ICU. */
+function countryNames(): Array<[string, string]> {
+  const names = new Intl.DisplayNames(["en"], { type: "region" });
+  const out: Array<[string, string]> = [];
+  for (let a = 65; a <= 90; a++) {
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b);
+      const name = names.of(code);
+      if (name !== undefined && name !== code) out.push([code, name]);
+    }
+  }
+  return out;
+}
+
+export interface QueryEngineOptions {
+  readonly pool: pg.Pool;
+  readonly now: () => number;
+  /** Where CSV copies of PostgreSQL rows and DuckDB's spill files go (inside SVC_DATA_DIR). */
+  readonly tempDir: string;
+  readonly dayFiles: DayFiles;
+  /** Resolves once every acknowledged row's counts are in the rollups (before a rollup-served answer). */
+  readonly flushRollups: () => Promise<void>;
+}
+
+export class QueryEngine {
+  private readonly today: TodayRows;
+
+  private constructor(
+    private readonly db: DuckDBInstance,
+    private readonly options: QueryEngineOptions,
+  ) {
+    this.today = new TodayRows(options.pool, options.tempDir);
+  }
+
+  static async open(options: QueryEngineOptions): Promise<QueryEngine> {
+    const db = await DuckDBInstance.create(":memory:", {
+      threads: String(DUCKDB_THREADS),
+      memory_limit: DUCKDB_MEMORY_LIMIT,
+      temp_directory: path.join(options.tempDir, "duckdb-spill"),
+      // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+    });
+    const connection = await db.connect();
+    try {
+      // Naive timestamps are UTC instants everywhere in the engine's SQL.
+      await connection.run("set TimeZone = 'UTC'");
+      const values = countryNames().map(([code, name]) => `('${code}', '${name.replaceAll("'", "''")}')`).join(", ");
+      await connection.run(`create table country_names (code varchar primary key, name varchar); insert into country_names values ${values}`);
+    } finally {
+      connection.closeSync();
+    }
+    return new QueryEngine(db, options);
+  }
+
+  close(): void {
+    this.db.closeSync();
+  }
+
+  /** A connection for the parquet writer (day-files.ts), closed by the caller. */
+  connect(): Promise<DuckDBConnection> {
+    return this.db.connect();
+  }
+
+  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+    const timeZone = siteTimeZone(site);
+    const now = this.options.now();
+    const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
+    const goals = await siteGoals(this.options.pool, site.id);
+    const time = plan.dimensions.find(isTimeDimension);
+    const grain = time === undefined ? null : timeGrain(time, range);
+    const compared = plan.include.comparisons === null ? null : comparisonRange(range, plan.include.comparisons, timeZone);
+
+    if (rollupServes(plan, range, timeZone, grain)) {
+      await this.options.flushRollups();
+      const all = sortRows(plan, await rollupRows(this.options.pool, site.id, plan, range));
+      const meta: Record<string, unknown> = {};
+      if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
+      if (plan.include.totalRows) meta["total_rows"] = all.length;
+      return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
+    }
+
+    const connection = await this.db.connect();
+    const scratch: string[] = [];
+    try {
+      await checkPatterns(connection, plan);
+      const ranges = [range, ...(compared ? [compared] : [])];
+      const visits = readsVisits(plan);
+      let loaded = await this.load(connection, site.id, ranges, now, scratch, true, visits);
+      try {
+        await connection.run(`select count(*) from ${loaded.relation}`);
+      } catch (error) {
+        // A Parquet file DuckDB cannot read (truncated, damaged): drop the site's files of these days, so the
+        // background job writes them again, and answer this query from PostgreSQL.
+        if (loaded.files.length === 0) throw error;
+        const damaged: string[] = [];
+        for (const file of loaded.files) {
+          await connection.run(`select count(*) from read_parquet('${file.replaceAll("'", "''")}')`).catch(() => damaged.push(file));
+        }
+        if (damaged.length === 0) throw error;
+        await this.options.dayFiles.discard(damaged);
+        await connection.run("drop view if exists src");
+        loaded = await this.load(connection, site.id, ranges, now, scratch, false, visits);
+      }
+      const relation = loaded.relation;
+      const ctx = { plan, range, timeZone, grain, goals, relation };
+      const main = await this.execute(connection, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
+      let results = main.rows;
+      const labels = grain === null ? null : timeLabels(grain, range);
+      if (compared !== null) {
+        const other = await this.execute(connection, { ...ctx, range: compared, grain: time === undefined ? null : grain }, { paginate: false });
+        results = attachComparison(plan, results, other.rows, grain !== null && plan.dimensions.length === 1 ? { main: labels!, other: timeLabels(grain, compared) } : null);
+        if (grain !== null && plan.dimensions.length === 1) results = results.slice(plan.offset, plan.offset + plan.limit);
+      }
+      const meta: Record<string, unknown> = {};
+      if (plan.include.timeLabels && labels !== null) meta["time_labels"] = labels;
+      if (plan.include.totalRows) meta["total_rows"] = compared !== null && grain !== null && plan.dimensions.length === 1 ? labels!.length : main.total;
+      const agentAt = plan.dimensions.indexOf("event:agent");
+      if (agentAt >= 0) {
+        meta["operators"] = Object.fromEntries(results.map((r) => [r.dimensions[agentAt]!, operatorOf(r.dimensions[agentAt]!)]).filter(([, o]) => o !== null));
+      }
+      return { results, meta, query: echo(plan, site, range, compared, timeZone, opensActors(plan)) };
+    } finally {
+      connection.closeSync();
+      await Promise.all(scratch.map((f) => rm(f, { force: true })));
+    }
+  }
+
+  private async execute(connection: DuckDBConnection, ctx: Parameters<typeof buildQuery>[0], options: { paginate: boolean }): Promise<{ rows: ResultRow[]; total: number }> {
+    const built = buildQuery(ctx, options);
+    const reader = await connection.runAndReadAll(built.sql, built.values);
+    const rows = reader.getRowsJS();
+    const d = built.dimensionColumns.length;
+    return {
+      rows: rows.map((r) => ({ dimensions: r.slice(0, d).map(String), metrics: r.slice(d, d + ctx.plan.metrics.length).map(Number) })),
+      total: rows.length === 0 ? 0 : Number(rows[0]![rows[0]!.length - 1]),
+    };
+  }
+
+  /**
+   * A temp view `src` of the enriched rows covering every range: whole UTC days (visits are cut by UTC day),
+   * each from its Parquet file when it has one, else copied from PostgreSQL (consecutive such days in one COPY).
+   */
+  private async load(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], useFiles: boolean, visits: boolean): Promise<{ relation: string; files: string[] }> {
+    const days = new Set<number>();
+    for (const r of ranges) for (let d = utcDayStart(r.fromMs); d < r.toMs && d <= now; d += DAY_MS) days.add(d);
+    const sorted = [...days].sort((a, b) => a - b);
+    const files: string[] = [];
+    const spans: Array<[number, number]> = [];
+    const today = utcDayStart(now);
+    for (const day of sorted) {
+      const file = useFiles ? await this.options.dayFiles.fileFor(siteId, utcDay(day), now) : null;
+      if (file !== null) files.push(file);
+      else if (day === today) continue;
+      else if (spans.length > 0 && spans[spans.length - 1]![1] === day) spans[spans.length - 1]![1] = day + DAY_MS;
+      else spans.push([day, day + DAY_MS]);
+    }
+    // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
+    const raws: string[] = [];
+    if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
+    for (const [i, [from, to]] of spans.entries()) {
+      await connection.run(`drop table if exists raw${i}`);
+      const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);
+      scratch.push(csv);
+      await copyRawRows(this.options.pool, siteId, from, to, csv);
+      await connection.run(`create temp table raw${i} as select * from ${readCsvSql(csv)}`);
+      raws.push(`raw${i}`);
+    }
+    const parts: string[] = [];
+    if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
+    if (raws.length > 0) {
+      const raw = raws.map((r) => `select * from ${r}`).join(" union all ");
+      // Sessionized only when the query reads a visit column (rows.ts enrichSql); the files carry them already.
+      await connection.run(`drop table if exists live; create temp table live as ${visits ? enrichSql(`(${raw})`) : withoutVisits(`(${raw})`)}`);
+      parts.push("select * from live");
+    }
+    if (parts.length === 0) return { relation: `(${emptyRelation()})`, files };
+    await connection.run(`create or replace temp view src as ${parts.join(" union all ")}`);
+    return { relation: "src", files };
+  }
+}
+
+const VISIT_READING: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit", "visit:entry_page", "visit:exit_page"]);
+
+/** Whether the query reads a visit column (visit metrics, entry or exit page), so today's rows need sessionizing. */
+function readsVisits(plan: QueryPlan): boolean {
+  return [...plan.metrics, ...plan.dimensions, ...filterLeaves(plan.filters).map((l) => l.dimension)].some((x) => VISIT_READING.has(x));
+}
+
+/** Each `matches` pattern compiled once by DuckDB's RE2 first, so a bad one is a 400 naming it, not a 500. */
+async function checkPatterns(connection: DuckDBConnection, plan: QueryPlan): Promise<void> {
+  for (const leaf of filterLeaves(plan.filters)) {
+    if (leaf.op !== "matches" && leaf.op !== "matches_not") continue;
+    for (const [i, pattern] of leaf.clauses.entries()) {
+      try {
+        await connection.run("select regexp_matches('', $1)", [pattern]);
+      } catch {
+        throw new ApiError("invalid_body", `${leaf.path}[2][${i}]: not a valid regular expression (RE2 syntax)`, [{ path: `${leaf.path}[2][${i}]`, message: "not a valid regular expression (RE2 syntax)" }]);
+      }
+    }
+  }
+}
+
+function emptyRelation(): string {
+  return `${enrichSql(`(select * from ${readCsvSql("/dev/null")})`)}`;
+}
+
+async function siteGoals(pool: pg.Pool, siteId: number): Promise<QueryGoal[]> {
+  return (await listGoals(pool, siteId)).map((g) => (g.page_path === null ? { name: g.name, kind: "event", match: g.name } : { name: g.name, kind: "page", match: g.page_path }));
+}
+
+/** Plausible's change: points for rates, a whole percent otherwise (100 from nothing, 0 for nothing to nothing). */
+export function change(metric: Metric, now: number, before: number): number | null {
+  if (metric === "bounce_rate" || metric === "conversion_rate" || metric === "group_conversion_rate" || metric === "percentage") return Math.round((now - before) * 10) / 10;
+  if (before === 0) return now > 0 ? 100 : 0;
+  return Math.round(((now - before) / before) * 100);
+}
+
+function attachComparison(plan: QueryPlan, main: ResultRow[], other: ResultRow[], series: { main: string[]; other: string[] } | null): ResultRow[] {
+  const zeros = plan.metrics.map(() => 0);
+  const withChange = (row: ResultRow, against: ResultRow): ResultRow => ({
+    ...row,
+    comparison: { dimensions: against.dimensions, metrics: against.metrics, change: plan.metrics.map((m, i) => change(m, row.metrics[i]!, against.metrics[i]!)) },
+  });
+  if (series !== null) {
+    // A time series lists every bucket of the range, each beside the bucket at the same place in the other.
+    const byLabel = (rows: ResultRow[]) => new Map(rows.map((r) => [r.dimensions[0]!, r]));
+    const mine = byLabel(main);
+    const theirs = byLabel(other);
+    let rows = series.main.map((label, i) => {
+      const row = mine.get(label) ?? { dimensions: [label], metrics: zeros };
+      const otherLabel = series.other[i];
+      const against = otherLabel === undefined ? { dimensions: [], metrics: zeros } : (theirs.get(otherLabel) ?? { dimensions: [otherLabel], metrics: zeros });
+      return withChange(row, against);
+    });
+    if (plan.orderGiven) rows = sortRows(plan, rows);
+    return rows;
+  }
+  const key = (r: ResultRow): string => JSON.stringify(r.dimensions);
+  const theirs = new Map(other.map((r) => [key(r), r]));
+  return main.map((row) => withChange(row, theirs.get(key(row)) ?? { dimensions: row.dimensions, metrics: zeros }));
+}
+
+/** The order of the SQL (sql.ts): the query's order_by, then every dimension ascending. */
+function sortRows(plan: QueryPlan, rows: ResultRow[]): ResultRow[] {
+  const terms = [...plan.orderBy, ...plan.dimensions.map((d) => [d, "asc"] as const)];
+  return [...rows].sort((a, b) => {
+    for (const [name, dir] of terms) {
+      const di = plan.dimensions.indexOf(name);
+      const x = di >= 0 ? a.dimensions[di]! : a.metrics[plan.metrics.indexOf(name as Metric)]!;
+      const y = di >= 0 ? b.dimensions[di]! : b.metrics[plan.metrics.indexOf(name as Metric)]!;
+      if (x !== y) return (x < y ? -1 : 1) * (dir === "asc" ? 1 : -1);
+    }
+    return 0;
+  });
+}
+
+function filterEcho(f: Filter): unknown {
+  if (!isLeaf(f)) return "children" in f ? [f.op, f.children.map(filterEcho)] : ["not", filterEcho(f.child)];
+  return f.caseSensitive ? [f.op, f.dimension, f.clauses] : [f.op, f.dimension, f.clauses, { case_sensitive: false }];
+}
+
+function echo(plan: QueryPlan, site: SiteRecord, range: ResolvedRange, compared: ResolvedRange | null, timeZone: string, allActors: boolean): Record<string, unknown> {
+  const iso = (r: ResolvedRange) => [isoInZone(r.fromMs, timeZone), isoInZone(r.toMs - 1000, timeZone)];
+  const include: Record<string, unknown> = { time_labels: plan.include.timeLabels, total_rows: plan.include.totalRows };
+  if (plan.include.comparisons !== null) {
+    const c = plan.include.comparisons;
+    include["comparisons"] = { mode: c.mode, match_day_of_week: c.matchDayOfWeek, ...(c.dateRange ? { date_range: c.dateRange } : {}) };
+  }
+  return {
+    site_id: site.domain,
+    metrics: plan.metrics,
+    date_range: iso(range),
+    ...(compared ? { comparison_date_range: iso(compared) } : {}),
+    dimensions: plan.dimensions,
+    filters: plan.filters.map(filterEcho),
+    order_by: plan.orderBy,
+    include,
+    pagination: { limit: plan.limit, offset: plan.offset },
+    time_zone: timeZone,
+    actors: allActors ? "all" : "human",
+  };
+}

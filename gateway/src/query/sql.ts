@@ -1,0 +1,291 @@
+// A query plan turned into one DuckDB statement over the enriched rows (rows.ts) of a relation `src`.
+//
+// Semantics, as Plausible defines them (https://plausible.io/docs/metrics-definitions):
+// - Rows in range: from ≤ ts < to (the site's local days). Filters are evaluated per row, a visit dimension
+//   reading the row's visit value (source, channel, UTM and actor are stored per visit; entry and exit page come
+//   from the enrichment), an event dimension the row's own value.
+// - Row metrics count matching rows: visitors = distinct visitor hashes, pageviews = script pageviews, events =
+//   script rows (pageviews and custom events), hits = middleware rows.
+// - Visit metrics count the visits with at least one matching row: visits, bounce_rate (visits of one row, in
+//   whole percent), visit_duration (mean seconds from first to last row, whole seconds), views_per_visit (the
+//   visits' pageviews over visits, two decimals). A visit lands in the time bucket of its start.
+// - percentage = visitors / all visitors of the query (no dimensions) × 100, one decimal.
+// - conversion_rate = converting visitors / visitors of the query without its goal filters, × 100, two decimals;
+//   group_conversion_rate divides by the visitors of the same non-goal dimension values instead.
+// - Without visit:actor in a filter or dimension only actor `human` counts, as on the dashboard.
+import type { ResolvedRange } from "./date-range.ts";
+import {
+  type Filter, type FilterLeaf, type Metric, type QueryPlan, PROP_PREFIX, filterLeaves, isEventDimension, isLeaf, isTimeDimension,
+} from "./request.ts";
+import type { TimeDimension } from "./request.ts";
+
+export interface QueryGoal {
+  /** Plausible's display name: the event name, or `Visit /path` for a page goal. */
+  readonly name: string;
+  readonly kind: "event" | "page";
+  /** The event name, or the page goal's path pattern with Plausible's `*` and `**` wildcards. */
+  readonly match: string;
+}
+
+export interface SqlContext {
+  readonly plan: QueryPlan;
+  readonly range: ResolvedRange;
+  readonly timeZone: string;
+  /** The time dimension's grain (`time` resolved), when there is one. */
+  readonly grain: Exclude<TimeDimension, "time"> | null;
+  readonly goals: readonly QueryGoal[];
+  /** The relation of enriched rows to read. */
+  readonly relation: string;
+}
+
+/** Positional parameters: every value a caller sent reaches DuckDB bound, never spliced into the text. */
+class Params {
+  readonly values: (string | number)[] = [];
+  bind(value: string | number): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+  /** The text and values with only the parameters the text uses, renumbered (DuckDB refuses unused ones). */
+  compact(sql: string): { sql: string; values: (string | number)[] } {
+    const renumbered = new Map<string, string>();
+    const values: (string | number)[] = [];
+    const text = sql.replace(/\$(\d+)\b/g, (_, n: string) => {
+      let name = renumbered.get(n);
+      if (name === undefined) {
+        values.push(this.values[Number(n) - 1]!);
+        name = `$${values.length}`;
+        renumbered.set(n, name);
+      }
+      return name;
+    });
+    return { sql: text, values };
+  }
+}
+
+const NOT_SET = "'(not set)'";
+const blank = (column: string, label = NOT_SET): string => `coalesce(nullif(${column}, ''), ${label})`;
+
+/** Plausible's page-goal wildcards: `**` any characters, `*` any but `/`; the rest literal. Full match. */
+export function pagePatternRegex(pattern: string): string {
+  let out = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "*" && pattern[i + 1] === "*") {
+      out += ".*";
+      i++;
+    } else if (c === "*") out += "[^/]*";
+    else out += /[\\^$.|?+()[\]{}]/.test(c) ? `\\${c}` : c;
+  }
+  return out;
+}
+
+/** SQL of a goal's condition on a row. */
+function goalCondition(goal: QueryGoal, p: Params): string {
+  return goal.kind === "event"
+    ? `(kind = 'e' and name = ${p.bind(goal.match)})`
+    : `(kind = 'e' and name = 'pageview' and regexp_full_match(page, ${p.bind(pagePatternRegex(goal.match))}))`;
+}
+
+/** The SQL value of a dimension for a row (time dimensions at `tsColumn`). */
+function dimensionSql(dim: string, ctx: SqlContext, p: Params, tsColumn = "ts"): string {
+  if (dim.startsWith(PROP_PREFIX)) {
+    const key = dim.slice(PROP_PREFIX.length);
+    return `coalesce(json_extract_string(props, ${p.bind(`$."${key.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`)}), '(none)')`;
+  }
+  if (isTimeDimension(dim)) return timeSql(ctx, p, tsColumn);
+  switch (dim) {
+    case "event:name":
+      return "name";
+    case "event:page":
+      return "page";
+    case "event:hostname":
+      return blank("hostname");
+    case "event:agent":
+      return `case when actor in ('ai_crawler', 'ai_agent') then ${blank("ai_name")} else ${NOT_SET} end`;
+    case "visit:entry_page":
+      return blank("v_entry");
+    case "visit:exit_page":
+      return blank("v_exit");
+    case "visit:source":
+      return blank("source", "'Direct / None'");
+    case "visit:referrer":
+      return blank("referrer_host", "'Direct / None'");
+    case "visit:channel":
+      return blank("channel");
+    case "visit:country_name":
+      return `coalesce((select cn.name from country_names cn where cn.code = country), ${NOT_SET})`;
+    case "visit:actor":
+      return "actor";
+    case "visit:assistant":
+      return `case when actor = 'human_via_ai' then ${blank("ai_name")} else ${NOT_SET} end`;
+    default:
+      // visit:utm_*, device, browser, browser_version, os, os_version, country: the column of the same name.
+      return blank(dim.slice("visit:".length));
+  }
+}
+
+function timeSql(ctx: SqlContext, p: Params, tsColumn: string): string {
+  // UTC sites skip the ICU conversion; others go through the zone's rules (half-hour zones and DST included).
+  const utc = `make_timestamp(${tsColumn} * 1000)`;
+  const local = ctx.timeZone === "UTC" ? utc : `timezone(${p.bind(ctx.timeZone)}, ${utc}::timestamptz)`;
+  const first = (): string => `${p.bind(ctx.range.firstDay)}::date`;
+  switch (ctx.grain!) {
+    case "time:hour":
+      return `strftime(date_trunc('hour', ${local}), '%Y-%m-%d %H:00:00')`;
+    case "time:day":
+      return `strftime(${local}, '%Y-%m-%d')`;
+    case "time:week":
+      return `strftime(greatest(date_trunc('week', ${local})::date, ${first()}), '%Y-%m-%d')`;
+    case "time:month":
+      return `strftime(greatest(date_trunc('month', ${local})::date, ${first()}), '%Y-%m-%d')`;
+  }
+}
+
+function goalsMatching(leaf: FilterLeaf, goals: readonly QueryGoal[]): QueryGoal[] {
+  const fold = (s: string): string => (leaf.caseSensitive ? s : s.toLowerCase());
+  const clauses = leaf.clauses.map(fold);
+  return goals.filter((g) => (leaf.op === "is" ? clauses.includes(fold(g.name)) : clauses.some((c) => fold(g.name).includes(c))));
+}
+
+function leafSql(leaf: FilterLeaf, ctx: SqlContext, p: Params): string {
+  if (leaf.dimension === "event:goal") {
+    const matched = goalsMatching(leaf, ctx.goals);
+    return matched.length === 0 ? "false" : `(${matched.map((g) => goalCondition(g, p)).join(" or ")})`;
+  }
+  const fold = (s: string): string => (leaf.caseSensitive ? s : `lower(${s})`);
+  const value = fold(dimensionSql(leaf.dimension, ctx, p));
+  const clauses = leaf.clauses.map((c) => fold(`${p.bind(c)}::varchar`));
+  const flags = leaf.caseSensitive ? "" : ", 'i'";
+  switch (leaf.op) {
+    case "is":
+      return `(${value} in (${clauses.join(", ")}))`;
+    case "is_not":
+      return `(${value} not in (${clauses.join(", ")}))`;
+    case "contains":
+      return `(${clauses.map((c) => `contains(${value}, ${c})`).join(" or ")})`;
+    case "contains_not":
+      return `not (${clauses.map((c) => `contains(${value}, ${c})`).join(" or ")})`;
+    case "matches":
+      return `(${leaf.clauses.map((c) => `regexp_matches(${dimensionSql(leaf.dimension, ctx, p)}, ${p.bind(c)}${flags})`).join(" or ")})`;
+    case "matches_not":
+      return `not (${leaf.clauses.map((c) => `regexp_matches(${dimensionSql(leaf.dimension, ctx, p)}, ${p.bind(c)}${flags})`).join(" or ")})`;
+  }
+}
+
+function filterSql(filter: Filter, ctx: SqlContext, p: Params, dropGoals: boolean): string {
+  if (!isLeaf(filter)) {
+    return "children" in filter ? `(${filter.children.map((c) => filterSql(c, ctx, p, dropGoals)).join(` ${filter.op} `)})` : `(not ${filterSql(filter.child, ctx, p, dropGoals)})`;
+  }
+  if (dropGoals && filter.dimension === "event:goal") return "true";
+  return leafSql(filter, ctx, p);
+}
+
+/** Whether the query opens every actor (visit:actor named in a dimension or a filter). */
+export const opensActors = (plan: QueryPlan): boolean => plan.dimensions.includes("visit:actor") || filterLeaves(plan.filters).some((l) => l.dimension === "visit:actor");
+
+const ROW_METRICS: ReadonlySet<Metric> = new Set(["visitors", "pageviews", "events", "hits", "percentage", "conversion_rate", "group_conversion_rate"]);
+const VISIT_LEVEL: ReadonlySet<Metric> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit"]);
+
+export interface BuiltQuery {
+  readonly sql: string;
+  readonly values: (string | number)[];
+  /** Result columns: d0 … then the metrics by name, then __total (rows before pagination). */
+  readonly dimensionColumns: readonly string[];
+}
+
+/** The statement answering `ctx.plan` over `ctx.relation`, with or without its pagination. */
+export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean }): BuiltQuery {
+  const { plan } = ctx;
+  const p = new Params();
+  const dims = plan.dimensions;
+  const cols = dims.map((_, i) => `d${i}`);
+  const hasGoalDim = dims.includes("event:goal");
+
+  const where = (dropGoals: boolean): string => {
+    const parts = [`ts >= ${p.bind(ctx.range.fromMs)}`, `ts < ${p.bind(ctx.range.toMs)}`];
+    if (!opensActors(plan)) parts.push("actor = 'human'");
+    for (const f of plan.filters) parts.push(filterSql(f, ctx, p, dropGoals));
+    return parts.join(" and ");
+  };
+
+  const ctes: string[] = [`m as (select * from ${ctx.relation} where ${where(false)})`];
+  const needsUngoaled = plan.metrics.includes("conversion_rate") || plan.metrics.includes("group_conversion_rate");
+  if (needsUngoaled) ctes.push(`u as (select * from ${ctx.relation} where ${where(true)})`);
+
+  // Rows by goal: a row counts once under each goal it matches (a pageview may match several page goals).
+  let rows = "m";
+  if (hasGoalDim) {
+    const arms = ctx.goals.map((g) => `select ${p.bind(g.name)}::varchar as goal, * from m where ${goalCondition(g, p)}`);
+    ctes.push(`g as (${arms.length > 0 ? arms.join(" union all ") : "select null::varchar as goal, * from m where false"})`);
+    rows = "g";
+  }
+  const dimOf = (dim: string, ts = "ts"): string => (dim === "event:goal" ? "goal" : dimensionSql(dim, ctx, p, ts));
+  const selectDims = (ts = "ts"): string => dims.map((d, i) => `${dimOf(d, ts)} as d${i}`).join(", ");
+  const groupBy = dims.length > 0 ? " group by all" : "";
+  const withDims = (rest: string, ts = "ts"): string => (dims.length > 0 ? `${selectDims(ts)}, ${rest}` : rest);
+
+  const wantsRows = plan.metrics.some((m) => ROW_METRICS.has(m));
+  const wantsVisits = plan.metrics.some((m) => VISIT_LEVEL.has(m));
+  const parts: string[] = [];
+  if (wantsRows || !wantsVisits) {
+    ctes.push(`r as (select ${withDims(`count(distinct visitor)::double as visitors, (count(*) filter (where kind = 'e' and name = 'pageview'))::double as pageviews,
+      (count(*) filter (where kind = 'e'))::double as events, (count(*) filter (where kind = 'h'))::double as hits`)} from ${rows}${groupBy})`);
+    parts.push("r");
+  }
+  if (wantsVisits) {
+    // One row per (dimension values, visit) first, so a visit's own values are counted once; a visit's time
+    // bucket is its start (not before the range).
+    const start = ctx.grain === null ? "v_start" : `greatest(v_start, ${p.bind(ctx.range.fromMs)})`;
+    ctes.push(`vv as (select ${withDims("visit, any_value(v_bounce) as b, any_value(v_duration) as du, any_value(v_pageviews) as pv", start)} from ${rows} where kind = 'e' group by all)`);
+    ctes.push(`v as (select ${dims.length > 0 ? `${cols.join(", ")}, ` : ""}count(*)::double as visits, coalesce(avg(b::int), 0) as bounce, coalesce(avg(du), 0) as duration,
+      coalesce(sum(pv) / count(*), 0)::double as vpv from vv${groupBy})`);
+    parts.push("v");
+  }
+  let joined = parts[0]!;
+  if (parts.length === 2) joined = dims.length > 0 ? `r full outer join v using (${cols.join(", ")})` : "r cross join v";
+
+  const nonGoalDims = dims.map((d, i) => [d, i] as const).filter(([d]) => d !== "event:goal");
+  if (plan.metrics.includes("group_conversion_rate") && nonGoalDims.length > 0) {
+    ctes.push(`gd as (select ${nonGoalDims.map(([d, i]) => `${dimOf(d)} as d${i}`).join(", ")}, count(distinct visitor)::double as gv from u group by all)`);
+    joined = `${joined} left join gd using (${nonGoalDims.map(([, i]) => `d${i}`).join(", ")})`;
+  }
+
+  const metricSql = (m: Metric): string => {
+    switch (m) {
+      case "visitors":
+      case "pageviews":
+      case "events":
+      case "hits":
+        return `coalesce(${m}, 0)`;
+      case "visits":
+        return "coalesce(visits, 0)";
+      case "bounce_rate":
+        return "coalesce(round(bounce * 100), 0)";
+      case "visit_duration":
+        return "coalesce(round(duration), 0)";
+      case "views_per_visit":
+        return "coalesce(round(vpv, 2), 0)";
+      case "percentage":
+        return "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from m), 0), 1), 0)";
+      case "conversion_rate":
+        return "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from u), 0), 2), 0)";
+      case "group_conversion_rate":
+        return nonGoalDims.length > 0
+          ? "coalesce(round(100.0 * visitors / nullif(gv, 0), 2), 0)"
+          : "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from u), 0), 2), 0)";
+    }
+  };
+  const select = [...cols, ...plan.metrics.map((m) => `${metricSql(m)}::double as "${m}"`), "count(*) over () as __total"].join(", ");
+
+  const orderTerms = plan.orderBy.map(([name, dir]) => {
+    const i = dims.indexOf(name);
+    return `${i >= 0 ? `d${i}` : `"${name}"`} ${dir}`;
+  });
+  // Then every dimension ascending, so equal metrics come in a stable order and pages never overlap.
+  for (const c of cols) orderTerms.push(`${c} asc`);
+  let sql = `with ${ctes.join(",\n")} select ${select} from ${joined} order by ${orderTerms.join(", ")}`;
+  if (paginate) sql += ` limit ${plan.limit} offset ${plan.offset}`;
+  return { ...p.compact(sql), dimensionColumns: cols };
+}
+
+export { isEventDimension };

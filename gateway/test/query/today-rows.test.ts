@@ -1,0 +1,58 @@
+// Today's rows kept in DuckDB between queries (query/today-rows.ts): a refresh copies only what is new, and a
+// row committed late with an older time stamp (or an import into today) makes the counts differ, so the day is
+// copied whole again. Real PostgreSQL, real DuckDB.
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { TodayRows } from "../../src/query/today-rows.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
+
+const NOW = Date.parse("2026-03-15T12:00:00Z");
+let h: Harness;
+let db: DuckDBInstance;
+let connection: DuckDBConnection;
+let siteId: number;
+
+beforeAll(async () => {
+  h = await startHarness({ now: "2026-03-15T12:00:00Z", sites: ["today.example"] });
+  siteId = (await h.pool.query("select id from sites")).rows[0].id;
+  db = await DuckDBInstance.create(":memory:");
+  connection = await db.connect();
+});
+afterAll(async () => {
+  connection.closeSync();
+  db.closeSync();
+  await h.close();
+});
+
+const insert = (atMs: number, page: string) =>
+  h.pool.query(
+    "insert into events (site_id, ts, name, page, channel, device, actor, rule, visitor_hash) values ($1, $2, 'pageview', $3, 'Direct', 'Desktop', 'human', 'test', $4)",
+    [siteId, new Date(atMs), page, randomBytes(32)],
+  );
+const pages = async (table: string) => (await connection.runAndReadAll(`select page from ${table} order by ts, page`)).getRowsJS().map((r) => r[0]);
+
+it("copies the day once, then only what is new; a late row before the watermark reloads the day", async () => {
+  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"));
+  await insert(NOW - 3_600_000, "/a");
+  await insert(NOW - 10_000, "/b");
+  const table = await today.refresh(connection, siteId, NOW);
+  expect(await pages(table)).toEqual(["/a", "/b"]);
+
+  // New rows, one inside the minute the watermark trails by: both come with the next refresh, once each.
+  await insert(NOW + 5_000, "/c");
+  await today.refresh(connection, siteId, NOW + 30_000);
+  expect(await pages(table)).toEqual(["/a", "/b", "/c"]);
+  await today.refresh(connection, siteId, NOW + 40_000);
+  expect(await pages(table)).toEqual(["/a", "/b", "/c"]);
+
+  // A row committed late, two hours in the past: the count before the watermark differs, the day is reloaded.
+  await insert(NOW - 7_200_000, "/late");
+  await today.refresh(connection, siteId, NOW + 50_000);
+  expect(await pages(table)).toEqual(["/late", "/a", "/b", "/c"]);
+
+  // The next day starts empty.
+  await today.refresh(connection, siteId, NOW + 86_400_000);
+  expect(await pages(table)).toEqual([]);
+});
