@@ -37,6 +37,8 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
       if (row.kind === "hit") s.hits++;
       else if (row.name === "pageview") s.pageviews++;
       else s.events++;
+      // A page's visitors are its viewers: a custom event there adds to its events only.
+      if (dim === "page" && row.kind === "event" && row.name !== "pageview") return;
       if (!s.hourSet.has(v)) {
         s.hourSet.add(v);
         s.visitors_hour++;

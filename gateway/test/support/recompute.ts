@@ -69,7 +69,9 @@ const norm = (rows: any[]): RollupRowCheck[] =>
 export async function recomputedRollups(pool: pg.Pool, siteId: number, grain: "hour" | "day"): Promise<RollupRowCheck[]> {
   const { rows } = await pool.query(
     `${RAW} select date_trunc('${grain}', ts, 'UTC') as bucket, actor, dim, value,
-                   sum(pv) as pageviews, sum(ev) as events, sum(hit) as hits, count(distinct visitor_hash) as visitors
+                   sum(pv) as pageviews, sum(ev) as events, sum(hit) as hits,
+                   -- A page's visitors are its viewers: a custom event on a page is not one.
+                   count(distinct visitor_hash) filter (where dim <> 'page' or ev = 0) as visitors
               from dims group by 1, 2, 3, 4`,
     [siteId],
   );
