@@ -9,7 +9,7 @@ WORKDIR /app
 COPY . .
 RUN npm ci --no-audit --no-fund
 # The dashboard joins the workspaces with its own issue; until then `--if-present` skips it.
-RUN npm run build:tracker && npm run build:gateway && (npm run build -w dashboard --if-present || test ! -f dashboard/package.json)
+RUN npm run build:tracker && npm run build:gateway && npm run build:adapters && (npm run build -w dashboard --if-present || test ! -f dashboard/package.json)
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
@@ -22,6 +22,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM runtime AS gateway
 COPY --from=build --chown=node:node /app/gateway/dist gateway/dist
 COPY --from=build --chown=node:node /app/tracker/dist tracker/dist
+# The middleware package, served at /adapters.tgz for `npm install https://your-gateway/adapters.tgz`.
+COPY --from=build --chown=node:node /app/adapters/pack adapters/pack
 USER node
 ENV SVC_PORT=8080 SVC_HOST=0.0.0.0
 EXPOSE 8080

@@ -66,6 +66,7 @@ const DEFINED = [
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },
+  { method: "GET", path: "/adapters.tgz", tag: "public", security: "none", summary: "The middleware package, packed (`npm install https://{gateway}/adapters.tgz`)", responses: [{ status: 200, description: "The npm tarball of @svc/adapters.", contentType: "application/gzip" }], errors: [404] },
   {
     method: "GET", path: "/api/sites/{domain}/manifest", tag: "public", security: "none", summary: "The site's collection manifest",
     pathParams: { domain: "The site's domain." }, responses: [ok(Manifest)], errors: [404],
