@@ -28,7 +28,7 @@ export const HUMAN_ACTORS: readonly ActorLabel[] = ["human", "human_via_ai"];
 export const ActorParam = Schema.Literals([...ACTORS, "humans", "all"]).annotate({
   message: `must be one of ${ACTORS.join(", ")}, humans or all`,
   description:
-    "Whose traffic to count; `humans` is human and human_via_ai together (every person, however they arrived: visitors summed over the two, basis `inferred`), `all` sums every actor. Default `human`, so agents never inflate numbers unless asked.",
+    "Whose traffic to count; `humans` is human and human_via_ai together (every person, however they arrived: visitors summed over the two, basis `inferred`), `all` sums every actor, its visitors people and AI agents only (AI crawlers and bots are counted as hits, never as visitors). Default `human`, so agents never inflate numbers unless asked.",
   default: "human",
 });
 

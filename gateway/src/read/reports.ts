@@ -138,7 +138,7 @@ export async function breakdownReport(
   field: BreakdownField,
   limit: number,
 ): Promise<typeof BreakdownResponse.Type> {
-  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}`, w.current, (span) => valueSums(src.pool, siteId, field, w.actors, span), (row) => row.value);
+  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}|${w.visitorActors.join(",")}`, w.current, (span) => valueSums(src.pool, siteId, field, w.actors, span, w.visitorActors), (row) => row.value);
   return {
     ...echo(siteId, actor, w),
     field,

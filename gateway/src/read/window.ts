@@ -30,6 +30,8 @@ export interface ReadWindow extends DayRange {
   readonly prior: Span;
   /** The actors counted: the one asked for, both human ones for `humans`, or all five for `all`. */
   readonly actors: readonly ActorLabel[];
+  /** The actors whose visitors a breakdown counts: `actors`, but for `all` without crawlers and bots (hits only). */
+  readonly visitorActors: readonly ActorLabel[];
   /**
    * The rollup actors of the `total` dimension: the one asked for, or for `all` the exact all-actor
    * counter (a visitor under two actors on one day is one visitor there).
@@ -43,11 +45,18 @@ export interface ReadWindow extends DayRange {
 export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const dayOf = (ms: number): number => ms - (ms % DAY_MS);
 
+/** The actors whose visitors `all` counts: people and agents; crawlers and bots are counted as hits only. */
+export const ALL_VISITOR_ACTORS: readonly ActorLabel[] = ["human", "human_via_ai", "ai_agent"];
+
 // `humans` sums its two actors' counters (a person under both on one day counts twice there: `inferred`).
-const actorsOf = (actor: ActorChoice) => ({
-  actors: actor === "all" ? ACTORS : actor === "humans" ? HUMAN_ACTORS : [actor],
-  totalActors: actor === "all" ? [EVERY_ACTOR] : actor === "humans" ? HUMAN_ACTORS : [actor],
-});
+const actorsOf = (actor: ActorChoice) => {
+  const actors = actor === "all" ? ACTORS : actor === "humans" ? HUMAN_ACTORS : [actor];
+  return {
+    actors,
+    visitorActors: actor === "all" ? ALL_VISITOR_ACTORS : actors,
+    totalActors: actor === "all" ? [EVERY_ACTOR] : actors,
+  };
+};
 
 /** `days` whole UTC days ending today, and the `days` days before them. */
 export function readWindow(nowMs: number, days: number, actor: ActorChoice): ReadWindow {

@@ -22,6 +22,8 @@
 // Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
+// Its visitors are people and AI agents: AI crawlers and bots add their hits there but no visitor (a crawler
+// fetching from a thousand addresses is not a thousand visitors of the site; the dashboard shows them as hits).
 //
 // Both the visitors and each dimension's values have a budget (lanes/state-budget.ts): past it, a new
 // visitor's rows count as new visitors without being remembered, and new values count under `(other)`.
@@ -240,7 +242,7 @@ export class RollupState {
       this.count(visitor, slot, hour, out, pageviews, events, hits, index !== 1 || events === 0);
     });
     this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
-    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits);
+    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits, actor !== "ai_crawler" && actor !== "bot");
   }
 
   /** The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors). */
