@@ -8,7 +8,7 @@ import type { Schema } from "effect";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
-import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
+import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
 /** none; credential: any (a read key is enough); admin: a session, a JWT or an admin key; session: a person only. */
@@ -94,6 +94,12 @@ const DEFINED = [
     method: "PATCH", path: "/api/sites/{id}", tag: "sites", security: "admin", summary: "Change a site's domain, name or retention",
     description: "A new domain takes effect at once: ingest for the old domain answers 404 immediately.",
     pathParams: SITE_ID, body: PatchSite, responses: [ok(Site)], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "DELETE", path: "/api/sites/{id}", tag: "sites", security: "admin", summary: "Delete a site and all of its data",
+    description:
+      "Ingest for the domain answers 404 at once; then every raw row, rollup, daily salt, visitor-state snapshot, goal and insights run of the site is deleted. `confirm` must repeat the domain.",
+    pathParams: SITE_ID, query: DeleteSiteQuery, responses: [{ status: 204, description: "Deleted." }], errors: [...SITE_ERRORS, 400],
   },
   // Goals (routes/goals.ts)
   {

@@ -380,7 +380,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         pool, sites, tracker, adaptersPackage, country, lanes, writer, rollups, counters, live, health, supervisor,
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
       });
-      siteRoutes(routes, { pool, sites });
+      siteRoutes(routes, { pool, sites, lanes, flushRollups });
       goalRoutes(routes, pool);
       readRoutes(routes, { pool, clock });
       liveRoutes(routes, {

@@ -51,6 +51,9 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/keys": { success: 200 },
   "POST /api/keys": { success: 201, body: () => ({ name: `k${unique()}` }) },
   "DELETE /api/keys/{id}": { success: 204, params: newKey },
+  // The site every operation here uses must stay: a wrong confirmation (400) is the answer reached; the deletion
+  // itself is tested in sites-goals.test.ts.
+  "DELETE /api/sites/{id}": { success: 400, query: "confirm=not-this.example" },
   "GET /api/sites": { success: 200 },
   "POST /api/sites": { success: 201, body: () => ({ domain: `s${unique()}.example` }) },
   "PATCH /api/sites/{id}": { success: 200, body: () => ({ name: `n${unique()}` }) },
