@@ -5,9 +5,11 @@
 // suggestions, the custom-days box, tile clicks, month buckets, channel words, deleting a site, the
 // retention warning, a bad domain explained). The install panel and `npm start`'s URL: launcher.test.ts;
 // anomalies grouped in sentences: optional-cards.test.ts.
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, call, loginAsAdmin } from "../../gateway/test/support/auth.ts";
+import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { type Stack, UA, startStack } from "./support/stack.ts";
 import { apiJson, crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
@@ -381,4 +383,21 @@ describe("papercuts", () => {
     expect((await call(stack.gateway.base, "GET", "/api/sites/doomed.example/stats", { headers: bearer(token) })).status).toBe(404);
     await context.close();
   });
+});
+
+it.each([
+  { name: "busiest-1280", path: `/app/sites/${DOMAIN}?period=today&actor=all`, ready: '[data-testid="ai-panel"] table', mobile: false },
+  { name: "settings-375", path: "/app/settings", ready: '[data-testid="api-keys"] table', mobile: true },
+])("screenshots to look at: $name, light and dark, nothing wider than the window", async ({ name, path, ready, mobile }) => {
+  for (const dark of [false, true]) {
+    const { page, context, errors } = await open({ mobile, dark });
+    await page.goto(path);
+    await page.locator(ready).first().waitFor();
+    await page.waitForLoadState("networkidle").catch(() => {});
+    const width = page.viewportSize()!.width;
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: join(DASHBOARD_DIR, "screenshots", `${name}-${dark ? "dark" : "light"}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  }
 });

@@ -87,9 +87,9 @@ export function groupFlags(flags: readonly Flag[], actor: ActorParam, label: (s:
     if (!list) groups.set(kind, (list = []));
     list.push(readable);
   }
-  return [...groups].map(([kind, list]) => ({
-    kind,
-    title: KINDS[kind]?.title ?? (label(kind) || "Other"),
-    flags: list.sort((a, b) => (SEVERITY_ORDER[a.severity] ?? 3) - (SEVERITY_ORDER[b.severity] ?? 3)),
-  }));
+  const rank = (f: ReadableFlag) => SEVERITY_ORDER[f.severity] ?? 3;
+  // The most severe flag first within a kind, and the kind with the most severe flag first.
+  return [...groups]
+    .map(([kind, list]) => ({ kind, title: KINDS[kind]?.title ?? (label(kind) || "Other"), flags: list.sort((a, b) => rank(a) - rank(b)) }))
+    .sort((a, b) => rank(a.flags[0]!) - rank(b.flags[0]!));
 }
