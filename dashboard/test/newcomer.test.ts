@@ -51,9 +51,9 @@ const live = (page: Page) => expect.poll(() => page.getByTestId("live-indicator"
 function escapingCards(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
-    for (const card of document.querySelectorAll<HTMLElement>(".card")) {
+    for (const card of Array.from(document.querySelectorAll(".card")) as HTMLElement[]) {
       const box = card.getBoundingClientRect();
-      for (const el of card.querySelectorAll<HTMLElement>("*")) {
+      for (const el of Array.from(card.querySelectorAll("*")) as HTMLElement[]) {
         if (el.closest(".scroll") && el.closest(".scroll") !== el) continue; // scrolls inside its own box
         if (el.closest(".visually-hidden, svg")) continue; // 1 px screen-reader text; the chart draws in its own box
         const r = el.getBoundingClientRect();

@@ -2,7 +2,7 @@
 // zero-filled series, breakdown rows with readable labels, the AI panel and goal conversions.
 import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webviews } from "@svc/core";
 import type pg from "pg";
-import type { ActorChoice, ActorLabel, Derived } from "../api-schema/common.ts";
+import type { ActorChoice, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
 import { type AiRow, type ValueCounts, aiRollups, bucketTotals, eventCounts, valueSums } from "./rollup-reads.ts";
 import { type Counts, addCounts, zeroCounts } from "../rollups/counts.ts";
