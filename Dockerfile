@@ -9,7 +9,7 @@ WORKDIR /app
 COPY . .
 RUN npm ci --no-audit --no-fund
 # The dashboard joins the workspaces with its own issue; until then `--if-present` skips it.
-RUN npm run build:tracker && npm run build:gateway && (npm run build -w dashboard --if-present || test ! -f dashboard/package.json)
+RUN npm run build:tracker && npm run build:gateway && npm run build:adapters && (npm run build -w dashboard --if-present || test ! -f dashboard/package.json)
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
@@ -24,6 +24,8 @@ COPY --from=build --chown=node:node /app/gateway/dist gateway/dist
 COPY --from=build --chown=node:node /app/tracker/dist tracker/dist
 # The data volume's mount point, owned by node so a fresh named volume starts writable (Parquet day files).
 RUN mkdir -p /app/.svc-data && chown node:node /app/.svc-data
+# The middleware package, served at /adapters.tgz for `npm install https://your-gateway/adapters.tgz`.
+COPY --from=build --chown=node:node /app/adapters/pack adapters/pack
 USER node
 ENV SVC_PORT=8080 SVC_HOST=0.0.0.0
 EXPOSE 8080

@@ -42,12 +42,35 @@ function build(): void {
   const run = (args: string[]) => execFileSync(npm, args, { cwd: root, stdio: "inherit" });
   run(["run", "build:tracker"]);
   run(["run", "build:gateway"]);
+  run(["run", "build:adapters"]);
   if (dashboardIsStale()) run(["run", "build", "-w", "dashboard"]);
+}
+
+/** A listen address as a browser on this machine opens it: the wildcard ones are `localhost`. */
+const browsable = (host: string) => (host === "0.0.0.0" || host === "::" || host === "" ? "localhost" : host.includes(":") ? `[${host}]` : host);
+
+/** Polls the dashboard until it answers, then prints where to open it (one line, so it is not lost in the logs). */
+async function announce(dashboardUrl: string, gatewayUrl: string, stopped: () => boolean): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!stopped() && Date.now() < deadline) {
+    const up = await fetch(`${dashboardUrl}/app/login`).then((r) => r.status < 500, () => false);
+    if (up) {
+      process.stdout.write(`\nsvc is running: open ${dashboardUrl}/app (the gateway, for the script tag and the middleware: ${gatewayUrl})\n\n`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 function main(): void {
   build();
   const gatewayPort = process.env.SVC_PORT ?? "8080";
+  const dashboardPort = process.env.SVC_DASHBOARD_PORT ?? "3000";
+  const dashboardHost = process.env.SVC_DASHBOARD_HOST ?? "0.0.0.0";
+  const gatewayHost = browsable(process.env.SVC_HOST ?? "localhost");
+  // The gateway as browsers and site owners' servers reach it, for the install panel: SVC_PUBLIC_API_URL when
+  // set, else this machine at the gateway's port (the panel keeps the dashboard's own host name).
+  const publicApi = process.env.SVC_PUBLIC_API_URL?.trim() ? {} : { SVC_PUBLIC_API_PORT: gatewayPort };
   const children: { name: string; child: ChildProcess }[] = [
     {
       name: "gateway",
@@ -64,8 +87,9 @@ function main(): void {
         stdio: "inherit",
         env: {
           ...process.env,
-          SVC_DASHBOARD_PORT: process.env.SVC_DASHBOARD_PORT ?? "3000",
-          SVC_DASHBOARD_HOST: process.env.SVC_DASHBOARD_HOST ?? "0.0.0.0",
+          ...publicApi,
+          SVC_DASHBOARD_PORT: dashboardPort,
+          SVC_DASHBOARD_HOST: dashboardHost,
           SVC_DASHBOARD_SHUTDOWN_TIMEOUT: process.env.SVC_DASHBOARD_SHUTDOWN_TIMEOUT ?? DASHBOARD_SHUTDOWN_SECONDS,
           SVC_API_URL: process.env.SVC_API_URL ?? `http://127.0.0.1:${gatewayPort}`,
         },
@@ -101,6 +125,7 @@ function main(): void {
     });
   }
   void Promise.all(exits).then(() => process.exit(exitCode ?? 0));
+  void announce(`http://${browsable(dashboardHost)}:${dashboardPort}`, process.env.SVC_PUBLIC_API_URL?.trim() || `http://${gatewayHost}:${gatewayPort}`, () => stopping);
 }
 
 main();

@@ -34,10 +34,16 @@ describe("applyBreakdownDelta", () => {
       { rows: PAGES, changed: false, refetch: false },
     ],
     [
-      "sums every actor for actor=all",
+      "sums every actor for actor=all, a bot's hits as hits only (no visitor under all)",
       PAGES, "page", "all",
       delta(dim("bot", "page", "/", { hits: 4, visitors: 1 }), dim("human", "page", "/", { pageviews: 1 })),
-      { rows: [row("/", 6, 10, 4), PAGES[1]!], changed: true, refetch: false },
+      { rows: [row("/", 5, 10, 4), PAGES[1]!], changed: true, refetch: false },
+    ],
+    [
+      "sums human and human_via_ai for actor=humans",
+      PAGES, "page", "humans",
+      delta(dim("human_via_ai", "page", "/", { pageviews: 2, visitors: 1 }), dim("ai_agent", "page", "/", { hits: 3, visitors: 1 })),
+      { rows: [row("/", 6, 11, 0), PAGES[1]!], changed: true, refetch: false },
     ],
     [
       "asks the API for a value outside a full top 10 (its earlier counts are unknown)",

@@ -35,6 +35,20 @@ const ANOMALIES = {
   ],
 };
 
+// A busy week: seven pages crawled but never referred, two crawler spikes, a drop in human visitors.
+const flag = (kind: string, subject: string, observed: number, expected: number, severity: string, start = "2026-11-23T09:00:00Z", end = "2026-11-23T10:00:00Z") => ({
+  kind, subject, window: { start, end }, observed: { value: observed, basis: "observed" }, expected: { value: expected, basis: "inferred" }, score: { value: 7.5, basis: "inferred" }, severity,
+});
+const MANY_FLAGS = {
+  flags: [
+    ...["/docs/a", "/docs/b", "/blog/c", "/blog/d", "/pricing/e", "/f", "/g"].map((page, i) => flag("crawled_never_referred", page, 40 - i, 0, i < 2 ? "medium" : "low", "2026-11-20T00:00:00Z", "2026-11-24T00:00:00Z")),
+    flag("crawler_spike", "GPTBot", 420, 35, "high"),
+    flag("crawler_spike", "ClaudeBot", 90, 12, "medium", "2026-11-23T11:00:00Z", "2026-11-23T13:00:00Z"),
+    flag("human_drop", "human", 12, 61.5, "high", "2026-11-23T06:00:00Z", "2026-11-23T12:00:00Z"),
+  ],
+};
+let anomalies: object = ANOMALIES;
+
 beforeAll(async () => {
   stack = await startStack({ sites: [DOMAIN] });
   await pageview(stack.gateway.base, DOMAIN, "/");
@@ -44,7 +58,7 @@ beforeAll(async () => {
       if (req.method === "POST") posted.push(req.headers["content-type"] ?? "");
       return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(INSIGHTS));
     }
-    if (serveOptional && path.startsWith(`/api/sites/${DOMAIN}/anomalies`)) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(ANOMALIES));
+    if (serveOptional && path.startsWith(`/api/sites/${DOMAIN}/anomalies`)) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(anomalies));
     if (!serveOptional && /^\/api\/sites\/[^/]+\/(insights|anomalies)/.test(path)) return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -102,21 +116,54 @@ it("shown when the routes answer: findings and flags as text, odd fields tolerat
   await insights.waitFor();
   expect(await insights.locator("li").allTextContents()).toEqual(["Visits from ChatGPT doubled <img src=x onerror=window.__pwned=1>"]);
   expect(await page.locator('img[src="x"]').count()).toBe(0);
-  const anomalies = page.getByTestId("anomalies");
-  await anomalies.waitFor();
-  const flags = await anomalies.locator("li").allTextContents();
-  expect(flags).toHaveLength(3);
+  const card = page.getByTestId("anomalies");
+  await card.waitFor();
+  // Kinds this dashboard does not know are shown under their own name; a null flag is skipped.
+  const flags = await card.locator("li").allTextContents();
+  expect(flags).toHaveLength(2);
   expect(flags[0]).toContain("spike: /pricing");
   expect(flags[0]).not.toContain("\u202E");
-  expect(flags[0]).toContain("expected 30.46 (inferred)");
+  expect(await card.locator("li").first().getAttribute("title")).toContain("expected 30.5 (inferred)");
   // The window reads as a span of hours, not as two ISO instants.
   expect(flags[0]).toContain("Nov 23, 09:00–10:00 UTC");
   expect(flags[0]).not.toContain("T09:00");
-  await anomalies.screenshot({ path: join(DASHBOARD_DIR, "screenshots", "anomalies-card.png") });
   await insights.getByRole("button", { name: "Generate" }).click();
   await expect.poll(() => posted.length).toBe(1);
   expect(posted[0]).toBe("application/json");
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   expect(errors).toEqual([]);
   await context.close();
+});
+
+it("anomalies: grouped by kind with a count, three each and the rest behind Show all, in sentences, only the actor's", async () => {
+  serveOptional = true;
+  anomalies = MANY_FLAGS;
+  try {
+    const { page, context, errors } = await openSite();
+    const card = page.getByTestId("anomalies");
+    await card.waitFor();
+    // Humans (the default view): only the drop in human visitors.
+    await expect.poll(() => card.locator("[data-kind]").evaluateAll((g) => g.map((e) => (e as HTMLElement).dataset.kind))).toEqual(["human_drop"]);
+    expect(await card.locator("li").allTextContents()).toEqual([expect.stringMatching(/^high\s*12 visitors, where about 61\.5 is usual for these hours\.\s*Nov 23, 06:00–12:00 UTC$/)]);
+    // AI crawlers: spikes (2, one high: first) and never-referred pages (7, three shown).
+    await page.goto(`/app/sites/${DOMAIN}?actor=ai_crawler`);
+    await expect.poll(() => card.locator("[data-kind]").evaluateAll((g) => g.map((e) => (e as HTMLElement).dataset.kind))).toEqual(["crawler_spike", "crawled_never_referred"]);
+    const pages = card.locator('[data-kind="crawled_never_referred"]');
+    expect(await pages.getByTestId("anomaly-count").textContent()).toBe("7");
+    expect(await pages.locator("li").count()).toBe(3);
+    expect(await pages.locator("li").first().textContent()).toContain("/docs/a was crawled 40 times, with no visitor from an AI assistant yet.");
+    const text = await card.innerText();
+    expect(text).not.toMatch(/\b(observed|inferred|score)\b/i);
+    expect(await pages.locator("li").first().getAttribute("title")).toBe("observed 40 (observed), expected 0 (inferred), score 7.5 (inferred)");
+    await card.screenshot({ path: join(DASHBOARD_DIR, "screenshots", "anomalies-light.png") });
+    await pages.getByRole("button", { name: /Show all 7/ }).click();
+    expect(await pages.locator("li").count()).toBe(7);
+    expect(await card.locator('[data-kind="crawler_spike"] li').first().textContent()).toContain("GPTBot fetched 420 pages, where about 35 is usual at this time.");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await card.screenshot({ path: join(DASHBOARD_DIR, "screenshots", "anomalies-dark.png") });
+    expect(errors).toEqual([]);
+    await context.close();
+  } finally {
+    anomalies = ANOMALIES;
+  }
 });

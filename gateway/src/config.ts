@@ -14,6 +14,9 @@ import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "
 import { redactUrlPasswords } from "./outbound/redact.ts";
 import { ConfigInvalid } from "@svc/core";
 
+/** Where `npm run build:adapters` (adapters/scripts/pack.mjs) writes the packed middleware package. */
+const ADAPTERS_PACKAGE = "adapters/pack/svc-adapters.tgz";
+
 export { ConfigInvalid, redactUrlPasswords };
 
 export interface GatewayConfig {
@@ -37,6 +40,8 @@ export interface GatewayConfig {
   readonly hitRatePerSite: number;
   readonly geoipPath: string | null;
   readonly trackerPath: string;
+  /** The middleware package as `npm run build:adapters` packed it, served at /adapters.tgz. */
+  readonly adaptersPackagePath: string;
   readonly logLevel: LogLevel;
   /** Messages one site's mailbox holds before ingest answers 503. */
   readonly mailboxSize: number;
@@ -122,6 +127,7 @@ const ENTRIES = {
   SVC_HIT_RATE_PER_SITE: entry(Config.Int("SVC_HIT_RATE_PER_SITE").pipe(Config.withDefault(DEFAULT_HIT_RATE_PER_SITE)), "an integer 0..10000000 (hits per second; 0 = unlimited)", (n) => n >= 0 && n <= 10_000_000),
   SVC_GEOIP_PATH: entry(optionalString("SVC_GEOIP_PATH"), "a path to a .mmdb country database"),
   SVC_TRACKER_PATH: entry(optionalString("SVC_TRACKER_PATH"), "a path to the built svc.js"),
+  SVC_ADAPTERS_PACKAGE_PATH: entry(optionalString("SVC_ADAPTERS_PACKAGE_PATH"), "a path to the packed middleware package (.tgz)"),
   SVC_LOG_LEVEL: entry(Config.Literals(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)), "debug, info, warn or error"),
   SVC_MAILBOX_SIZE: entry(Config.Int("SVC_MAILBOX_SIZE").pipe(Config.withDefault(4096)), "an integer 16..1000000", (n) => n >= 16 && n <= 1_000_000),
   SVC_BATCH_MAX_ROWS: entry(Config.Int("SVC_BATCH_MAX_ROWS").pipe(Config.withDefault(5000)), "an integer 1..100000", (n) => n >= 1 && n <= 100_000),
@@ -229,6 +235,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     hitRatePerSite: v.SVC_HIT_RATE_PER_SITE,
     geoipPath: v.SVC_GEOIP_PATH,
     trackerPath: v.SVC_TRACKER_PATH ?? path.join(repoRoot, "tracker/dist/svc.js"),
+    adaptersPackagePath: v.SVC_ADAPTERS_PACKAGE_PATH ?? path.join(repoRoot, ADAPTERS_PACKAGE),
     logLevel: v.SVC_LOG_LEVEL,
     mailboxSize: v.SVC_MAILBOX_SIZE,
     batchMaxRows: v.SVC_BATCH_MAX_ROWS,

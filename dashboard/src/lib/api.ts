@@ -6,6 +6,8 @@ export class ApiFailure extends Error {
     readonly status: number,
     message: string,
     readonly retryAfter: number | null = null,
+    /** A 400's field errors (`details`: which field, what is wrong with it). */
+    readonly details: readonly { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -36,7 +38,9 @@ async function request<T>(method: string, path: string, body: unknown, fetcher: 
   if (!res.ok) {
     const message = json && typeof (json as { error?: unknown }).error === "string" ? (json as { error: string }).error : `the API answered ${res.status}`;
     const retry = Number(res.headers.get("retry-after"));
-    throw new ApiFailure(res.status, message, Number.isFinite(retry) && retry > 0 ? retry : null);
+    const details = (json as { details?: unknown } | null)?.details;
+    const fields = Array.isArray(details) ? details.filter((d): d is { path: string; message: string } => typeof d?.path === "string" && typeof d?.message === "string") : [];
+    throw new ApiFailure(res.status, message, Number.isFinite(retry) && retry > 0 ? retry : null, fields);
   }
   return json as T;
 }
@@ -57,5 +61,8 @@ export async function optionalGet<T>(path: string): Promise<T | null> {
     throw error;
   }
 }
+
+/** The failure in a sentence: the field errors of a 400 ("domain: …") when it has them, else its message. */
+export const failureText = (error: ApiFailure) => (error.details.length ? error.details.map((d) => (d.path ? `${d.path.replaceAll("_", " ")}: ${d.message}` : d.message)).join("; ") : error.message);
 
 export const sitePath = (site: string | number, rest = "") => `/api/sites/${encodeURIComponent(String(site))}${rest}`;

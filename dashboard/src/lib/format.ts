@@ -22,10 +22,22 @@ export function formatShare(value: number | null): string {
   return value === null ? "–" : `${(value * 100).toFixed(1)} %`;
 }
 
-export function formatBucket(iso: string, granularity: "hour" | "day"): string {
-  const d = new Date(iso);
-  if (granularity === "hour") return `${d.toISOString().slice(5, 10)} ${d.toISOString().slice(11, 16)} UTC`;
-  return d.toISOString().slice(0, 10);
+/** A chart bucket in words: "Nov 25, 14:00–15:00 UTC", "Tue, Nov 25, 2026", "Nov 17 – Nov 23", "Nov 2026" (or its part). */
+export function formatBucket(iso: string, granularity: "hour" | "day" | "week" | "month", endIso?: string): string {
+  const start = Date.parse(iso);
+  if (Number.isNaN(start)) return iso;
+  if (granularity === "day") return weekdayFormat.format(start);
+  const end = endIso ? Date.parse(endIso) : NaN;
+  if (granularity === "month" && new Date(start).getUTCDate() === 1 && !Number.isNaN(end) && new Date(end).getUTCDate() === 1) return monthFormat.format(start);
+  return formatSpan(iso, endIso ?? new Date(start + (granularity === "hour" ? HOUR_MS : DAY_MS)).toISOString());
+}
+
+/** A chart axis label: the hour ("14:00"), the day or week's first day ("Nov 25"), the month ("Nov '26"). */
+export function formatTick(iso: string, granularity: "hour" | "day" | "week" | "month"): string {
+  const ms = Date.parse(iso);
+  if (granularity === "hour") return clock(ms);
+  if (granularity === "month") return shortMonthFormat.format(ms).replace(/ (\d{2})$/, " '$1");
+  return dayFormat.format(ms);
 }
 
 export function formatWhen(iso: string | null): string {
@@ -38,6 +50,9 @@ const DAY_MS = 24 * HOUR_MS;
 const dayFormat = new Intl.DateTimeFormat("en", { timeZone: "UTC", month: "short", day: "numeric" });
 const yearDayFormat = new Intl.DateTimeFormat("en", { timeZone: "UTC", month: "short", day: "numeric", year: "numeric" });
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+const weekdayFormat = new Intl.DateTimeFormat("en", { timeZone: "UTC", weekday: "short", month: "short", day: "numeric", year: "numeric" });
+const monthFormat = new Intl.DateTimeFormat("en", { timeZone: "UTC", month: "long", year: "numeric" });
+const shortMonthFormat = new Intl.DateTimeFormat("en", { timeZone: "UTC", month: "short", year: "2-digit" });
 
 /**
  * A span of UTC time with an exclusive end, readably: whole days as "Nov 23" or "Nov 23 – Nov 25" (the end day

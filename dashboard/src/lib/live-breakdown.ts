@@ -7,7 +7,7 @@
 // new empty value or bot-ledger rule (their labels are the gateway's: "Direct / None", rule descriptions).
 
 // ".ts" spelled out: the repository's root typecheck reaches this file from dashboard/test (node16 resolution).
-import { ACTORS, type ActorParam, type BreakdownRow, type LiveDelta } from "./types.ts";
+import { type ActorParam, type BreakdownRow, type LiveDelta, actorsOf, visitorActorsOf } from "./types.ts";
 
 export interface BreakdownPatch {
   rows: BreakdownRow[];
@@ -23,7 +23,8 @@ const ORDER = (a: BreakdownRow, b: BreakdownRow) =>
   b.visitors - a.visitors || (b.pageviews ?? b.events ?? 0) - (a.pageviews ?? a.events ?? 0) || b.hits - a.hits || byCodePoint(a.value, b.value);
 
 export function applyBreakdownDelta(rows: readonly BreakdownRow[], field: string, actor: ActorParam, delta: LiveDelta, limit: number): BreakdownPatch {
-  const actors: readonly string[] = actor === "all" ? ACTORS : [actor];
+  const actors: readonly string[] = actorsOf(actor);
+  const visitorActors: readonly string[] = visitorActorsOf(actor);
   const complete = rows.length < limit;
   const byValue = new Map(rows.map((r) => [r.value, r] as const));
   let changed = false;
@@ -38,7 +39,7 @@ export function applyBreakdownDelta(rows: readonly BreakdownRow[], field: string
       }
       row = field === "event" ? { value: d.value, label: d.value, visitors: 0, events: 0, hits: 0 } : { value: d.value, label: d.value, visitors: 0, pageviews: 0, hits: 0 };
     } else row = { ...row };
-    row.visitors += d.visitors;
+    if (visitorActors.includes(d.actor)) row.visitors += d.visitors;
     row.hits += d.hits;
     // An event row counts every send of that name, pageviews included (the API's `events` for field=event).
     if (field === "event") row.events = (row.events ?? 0) + d.pageviews + d.events;

@@ -2,10 +2,15 @@
 // snapshot, then deltas every 500 ms while rows commit; a `resync` (we fell behind) or a dropped connection
 // is answered by reconnecting for a fresh snapshot, with exponential backoff on failures so a gateway that
 // is down is not hammered: 1 s, 2 s, 4 s … capped at 30 s.
-import { sitePath } from "./api";
+//
+// An ended session ends the stream for good: the gateway sends `revoked` (it re-checks the credential every
+// 15 s: signed out elsewhere, expired, key revoked), and a failed connect asks /api/auth/me whether the
+// credential still holds (EventSource never tells the status of a refused connect). Either way `ended` is
+// called with the reason and nothing reconnects.
+import { ApiFailure, api, sitePath } from "./api";
 import type { LiveDelta, LiveSnapshot } from "./types";
 
-export type LiveStatus = "connecting" | "live" | "reconnecting";
+export type LiveStatus = "connecting" | "live" | "reconnecting" | "ended";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
@@ -13,7 +18,11 @@ const MAX_RETRY_MS = 30_000;
 export interface LiveHandlers {
   snapshot(snapshot: LiveSnapshot): void;
   delta(delta: LiveDelta): void;
+  /** The credential is no longer valid: the stream stopped and will not reconnect. */
+  ended(reason: string): void;
 }
+
+export const SESSION_ENDED = "your session ended (signed out, or it expired)";
 
 export class LiveStream {
   status = $state<LiveStatus>("connecting");
@@ -45,7 +54,27 @@ export class LiveStream {
     });
     // The gateway ends the stream after `resync`: reconnect at once for a fresh snapshot.
     source.addEventListener("resync", () => this.restart(0));
-    source.onerror = () => this.restart(this.nextDelay());
+    source.addEventListener("revoked", (event) => this.end(parse<{ reason?: string }>(event)?.reason ?? SESSION_ENDED));
+    source.onerror = () => {
+      this.restart(this.nextDelay());
+      void this.checkCredential();
+    };
+  }
+
+  /** After a failed connect: is it the session? A 401/403 from /api/auth/me ends the stream; anything else retries. */
+  private async checkCredential(): Promise<void> {
+    try {
+      await api.get("/api/auth/me");
+    } catch (error) {
+      if (error instanceof ApiFailure && (error.status === 401 || error.status === 403)) this.end(SESSION_ENDED);
+    }
+  }
+
+  private end(reason: string): void {
+    if (this.stopped) return;
+    this.close();
+    this.status = "ended";
+    this.handlers.ended(reason);
   }
 
   private nextDelay(): number {

@@ -2,7 +2,15 @@
 // mirror the fields the pages use).
 export const ACTORS = ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot"] as const;
 export type Actor = (typeof ACTORS)[number];
-export type ActorParam = Actor | "all";
+/** The API's actor choices: one actor, `humans` (human + human_via_ai) or `all`. */
+export type ActorParam = Actor | "humans" | "all";
+export const HUMAN_ACTORS: readonly Actor[] = ["human", "human_via_ai"];
+/** The actors a choice counts. */
+export const actorsOf = (choice: ActorParam): readonly Actor[] => (choice === "all" ? ACTORS : choice === "humans" ? HUMAN_ACTORS : [choice]);
+/** Whose visitors a choice counts: under `all`, AI crawlers and bots are hits only (the gateway's rule). */
+export const visitorActorsOf = (choice: ActorParam): readonly Actor[] => (choice === "all" ? ["human", "human_via_ai", "ai_agent"] : actorsOf(choice));
+/** People, whose numbers going up is good news (the tiles colour their changes). */
+export const isHumanChoice = (choice: ActorParam) => choice === "human" || choice === "human_via_ai" || choice === "humans";
 
 export interface Derived {
   value: number | null;
@@ -117,7 +125,8 @@ export interface LiveSnapshot {
 export interface LiveDelta {
   at: string;
   committed_at: string;
-  totals: Partial<Record<Actor, LiveCounts>>;
+  /** Per actor, and `all`: the exact all-actor counter (its visitors people and agents, distinct over actors). */
+  totals: Partial<Record<Actor | "all", LiveCounts>>;
   dimensions: (LiveCounts & { actor: Actor; dim: string; value: string })[];
   dimensions_omitted: number;
 }

@@ -2,6 +2,17 @@
 // shared, reloaded and walked with the back button. This module is the one reader and writer of it.
 import { ACTORS, type ActorParam } from "./types";
 
+/** What each choice counts, in a sentence: the actor buttons' tooltips. */
+export const ACTOR_HELP: Readonly<Record<ActorParam, string>> = {
+  human: "People in a browser who did not arrive from an AI assistant",
+  human_via_ai: "People who arrived from an AI assistant (ChatGPT, Perplexity, Claude…)",
+  humans: "Every person: humans and humans via AI together",
+  ai_crawler: "AI crawlers collecting pages (GPTBot, ClaudeBot…)",
+  ai_agent: "AI agents fetching pages for someone (ChatGPT-User, headless browsers)",
+  bot: "Other automation: search engine bots, monitors, scripts",
+  all: "Everything; crawlers and bots count as hits, not visitors",
+};
+
 // Every period is whole UTC days ending today, except "Last 24 hours": the API's rolling `hours` window (the
 // current hour and the 23 before it, from the hourly rollups).
 export const PERIODS = [
@@ -20,6 +31,7 @@ export type PeriodKey = (typeof PERIODS)[number]["key"];
 export const ACTOR_CHOICES: readonly { key: ActorParam; label: string }[] = [
   { key: "human", label: "Humans" },
   { key: "human_via_ai", label: "Humans via AI" },
+  { key: "humans", label: "All humans" },
   { key: "ai_crawler", label: "AI crawlers" },
   { key: "ai_agent", label: "AI agents" },
   { key: "bot", label: "Bots" },
@@ -79,7 +91,7 @@ export function readViewState(params: URLSearchParams): ViewState {
         : 14
       : PERIODS.find((p) => p.key === period)!.days!;
   const actorParam = params.get("actor");
-  const actor = ([...ACTORS, "all"] as readonly string[]).includes(actorParam ?? "") ? (actorParam as ActorParam) : "human";
+  const actor = ([...ACTORS, "humans", "all"] as readonly string[]).includes(actorParam ?? "") ? (actorParam as ActorParam) : "human";
   const openParam = params.get("open");
   const open = (BREAKDOWNS.find((b) => b.field === openParam)?.field ?? null) as BreakdownField | null;
   const hours = PERIODS.find((p) => p.key === period)!.hours;

@@ -21,9 +21,14 @@ export const Actor = Schema.Literals(ACTORS).annotate({
   description: "The label every row carries: a browser visitor, a visitor who arrived from an assistant, an AI crawler, a headless agent, other automation.",
 });
 
-export const ActorParam = Schema.Literals([...ACTORS, "all"]).annotate({
-  message: `must be one of ${ACTORS.join(", ")} or all`,
-  description: "Whose traffic to count; `all` sums every actor. Default `human`, so agents never inflate numbers unless asked.",
+/** The actor choices of a read: one actor, `humans` (human and human_via_ai: every person) or `all`. */
+export type ActorChoice = ActorLabel | "humans" | "all";
+export const HUMAN_ACTORS: readonly ActorLabel[] = ["human", "human_via_ai"];
+
+export const ActorParam = Schema.Literals([...ACTORS, "humans", "all"]).annotate({
+  message: `must be one of ${ACTORS.join(", ")}, humans or all`,
+  description:
+    "Whose traffic to count; `humans` is human and human_via_ai together (every person, however they arrived: visitors summed over the two, basis `inferred`), `all` sums every actor, its visitors people and AI agents only (AI crawlers and bots are counted as hits, never as visitors). Default `human`, so agents never inflate numbers unless asked.",
   default: "human",
 });
 

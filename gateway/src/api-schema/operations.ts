@@ -9,7 +9,7 @@ import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, M
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { QueryBody, QueryResponse } from "./query.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
-import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
+import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
 /** none; credential: any (a read key is enough); admin: a session, a JWT or an admin key; session: a person only. */
@@ -67,6 +67,7 @@ const DEFINED = [
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },
+  { method: "GET", path: "/adapters.tgz", tag: "public", security: "none", summary: "The middleware package, packed (`npm install https://{gateway}/adapters.tgz`)", responses: [{ status: 200, description: "The npm tarball of @svc/adapters.", contentType: "application/gzip" }], errors: [404] },
   {
     method: "GET", path: "/api/sites/{domain}/manifest", tag: "public", security: "none", summary: "The site's collection manifest",
     pathParams: { domain: "The site's domain." }, responses: [ok(Manifest)], errors: [404],
@@ -94,6 +95,12 @@ const DEFINED = [
     method: "PATCH", path: "/api/sites/{id}", tag: "sites", security: "admin", summary: "Change a site's domain, name or retention",
     description: "A new domain takes effect at once: ingest for the old domain answers 404 immediately.",
     pathParams: SITE_ID, body: PatchSite, responses: [ok(Site)], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "DELETE", path: "/api/sites/{id}", tag: "sites", security: "admin", summary: "Delete a site and all of its data",
+    description:
+      "Ingest for the domain answers 404 at once; then every raw row, rollup, daily salt, visitor-state snapshot, goal and insights run of the site is deleted. `confirm` must repeat the domain.",
+    pathParams: SITE_ID, query: DeleteSiteQuery, responses: [{ status: 204, description: "Deleted." }], errors: [...SITE_ERRORS, 400],
   },
   // Goals (routes/goals.ts)
   {

@@ -45,6 +45,13 @@ export const PatchSite = Schema.Struct({
   hit_token: Schema.optionalKey(HitToken),
 }).annotate({ identifier: "PatchSite", message: "must be a JSON object" });
 
+export const DeleteSiteQuery = Schema.Struct({
+  confirm: Schema.String.annotate({
+    message: "must be a string",
+    description: "The site's domain, typed again: the deletion happens only when it matches exactly (all of the site's data goes).",
+  }),
+}).annotate({ identifier: "DeleteSiteQuery" });
+
 // 120 characters: event names are at most 120 (core LIMITS.eventName), so a longer goal could never match.
 export const MAX_GOAL_NAME = 120;
 

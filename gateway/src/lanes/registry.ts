@@ -89,6 +89,18 @@ export class LaneRegistry {
     });
   }
 
+  /** Stops one site's lane (a deleted site): its mailbox ends and its last rows reach the writer. */
+  stopSite(siteId: number): Effect.Effect<void> {
+    const running = this.lanes.get(siteId);
+    if (!running) return Effect.void;
+    this.lanes.delete(siteId);
+    this.rejectedByStopped += running.lane.rejected;
+    return Effect.gen(function* () {
+      yield* running.lane.end();
+      yield* Fiber.await(running.fiber);
+    });
+  }
+
   stats(): { active: number; mailbox_depth: number; rejected_full: number; stopped_idle: number; over_budget: OverBudget[] } {
     let depth = 0;
     let rejected = this.rejectedByStopped;

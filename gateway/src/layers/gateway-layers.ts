@@ -55,7 +55,7 @@ import { queryRoutes } from "../routes/query.ts";
 import { QueryService, queryLayer } from "./query-layer.ts";
 import { siteRoutes } from "../routes/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
-import { loadTrackerAsset } from "../routes/tracker-asset.ts";
+import { loadAdaptersPackage, loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
 import { type Database, guardPool, openDatabase, openWritePool } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
@@ -371,6 +371,8 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const country = openCountryLookup(config.geoipPath);
       const tracker = loadTrackerAsset(config.trackerPath);
       if (!tracker.available) log.warn("tracker script not built; /js/svc.js answers 404 until `npm run build:tracker`", { path: config.trackerPath });
+      const adaptersPackage = loadAdaptersPackage(config.adaptersPackagePath);
+      if (!adaptersPackage.available) log.warn("middleware package not built; /adapters.tgz answers 404 until `npm run build:adapters`", { path: config.adaptersPackagePath });
       const flushRollups = () => rollups.flushBeforeRead();
 
       const web = { production: config.production, trustProxy: config.trustProxy, allowedOrigins: config.allowedOrigins };
@@ -379,10 +381,10 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       authRoutes(routes, { auth, web, now: clock.now, log });
       ingestRoutes(routes, { sites, lanes, country, trustProxy: config.trustProxy, counters, health, limits });
       publicRoutes(routes, {
-        pool, sites, tracker, country, lanes, writer, rollups, counters, live, health, supervisor,
+        pool, sites, tracker, adaptersPackage, country, lanes, writer, rollups, counters, live, health, supervisor,
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
       });
-      siteRoutes(routes, { pool, sites });
+      siteRoutes(routes, { pool, sites, lanes, flushRollups });
       goalRoutes(routes, pool, engine);
       readRoutes(routes, { pool, clock });
       queryRoutes(routes, { pool, engine });

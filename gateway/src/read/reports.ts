@@ -2,7 +2,7 @@
 // zero-filled series, breakdown rows with readable labels, the AI panel and goal conversions.
 import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webviews } from "@svc/core";
 import type pg from "pg";
-import type { ActorLabel, Derived } from "../api-schema/common.ts";
+import type { ActorChoice, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
 import { type AiRow, type ValueCounts, aiRollups, bucketTotals, eventCounts, valueSums } from "./rollup-reads.ts";
 import { type Counts, addCounts, zeroCounts } from "../rollups/counts.ts";
@@ -35,9 +35,9 @@ export const windowEcho = (w: ReadWindow) => ({
   ...(w.hours === null ? {} : { hours: w.hours, ...isoStart(w.current) }),
 });
 
-const echo = (siteId: number, actor: ActorLabel | "all", w: ReadWindow) => ({ site_id: siteId, actor, ...windowEcho(w) });
+const echo = (siteId: number, actor: ActorChoice, w: ReadWindow) => ({ site_id: siteId, actor, ...windowEcho(w) });
 
-export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLabel | "all", w: ReadWindow): Promise<typeof StatsResponse.Type> {
+export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorChoice, w: ReadWindow): Promise<typeof StatsResponse.Type> {
   const grain = w.hours !== null || w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
   const buckets = windowBuckets(w, grain);
   const [both, hours, inferredDays] = await Promise.all([
@@ -52,8 +52,9 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorLab
   const perBucket = hours ?? both;
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
   // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there. An
-  // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too.
-  const inferred = inferredDays.length > 0 || w.hours !== null;
+  // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too;
+  // so does `humans`, summed over its two actors.
+  const inferred = inferredDays.length > 0 || w.hours !== null || actor === "humans";
   const basis: Derived["basis"] = inferred ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
@@ -132,12 +133,12 @@ const top = <T extends ValueCounts>(rows: Iterable<T>, order: (a: T, b: T) => nu
 export async function breakdownReport(
   src: RollupSource,
   siteId: number,
-  actor: ActorLabel | "all",
+  actor: ActorChoice,
   w: ReadWindow,
   field: BreakdownField,
   limit: number,
 ): Promise<typeof BreakdownResponse.Type> {
-  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}`, w.current, (span) => valueSums(src.pool, siteId, field, w.actors, span), (row) => row.value);
+  const sums = await windowSums(src, `values|${siteId}|${field}|${w.actors.join(",")}|${w.visitorActors.join(",")}`, w.current, (span) => valueSums(src.pool, siteId, field, w.actors, span, w.visitorActors), (row) => row.value);
   return {
     ...echo(siteId, actor, w),
     field,

@@ -58,16 +58,20 @@ export interface ValueCounts extends Counts {
   value: string;
 }
 
-/** Every value of one dimension over a span with its sums (unordered: the caller ranks after merging). */
-export async function valueSums(pool: pg.Pool, siteId: number, dim: string, actors: readonly ActorLabel[], span: Span): Promise<ValueCounts[]> {
+/**
+ * Every value of one dimension over a span with its sums (unordered: the caller ranks after merging); visitors
+ * only of `visitorActors` (a subset of `actors`: `all` leaves out crawlers and bots, counted as hits only).
+ */
+export async function valueSums(pool: pg.Pool, siteId: number, dim: string, actors: readonly ActorLabel[], span: Span, visitorActors: readonly ActorLabel[] = actors): Promise<ValueCounts[]> {
   const { table, type, bounds, tag } = spanSql(span);
   const { rows } = await pool.query<ValueCounts>({
     name: `svc_read_value_sums_${tag}`,
-    text: `select value, ${SUMS}
+    text: `select value, coalesce(sum(visitors::float8) filter (where actor = any($6::text[])), 0) as visitors,
+                  sum(pageviews::float8) as pageviews, sum(events::float8) as events, sum(hits::float8) as hits
              from ${table}
             where site_id = $1 and dim = $2 and actor = any($3::text[]) and bucket between $4::${type} and $5::${type}
             group by value`,
-    values: [siteId, dim, actors, ...bounds],
+    values: [siteId, dim, actors, ...bounds, visitorActors],
   });
   return rows;
 }

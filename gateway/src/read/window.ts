@@ -1,8 +1,8 @@
 // The windows every read route answers for, and the same length just before them: whole UTC days ending today
 // (`days`, from rollup_daily), or a rolling run of hours ending with the current hour (`hours`, from
 // rollup_hourly). "Now" comes from the injected clock, so tests pin it.
-import type { ActorLabel } from "../api-schema/common.ts";
-import { ACTORS, DEFAULT_DAYS } from "../api-schema/common.ts";
+import type { ActorChoice, ActorLabel } from "../api-schema/common.ts";
+import { ACTORS, DEFAULT_DAYS, HUMAN_ACTORS } from "../api-schema/common.ts";
 import { EVERY_ACTOR } from "../rollups/rollup-state.ts";
 import { ApiError } from "../errors.ts";
 import { DAY_MS, HOUR_MS } from "@svc/core";
@@ -28,8 +28,10 @@ export interface ReadWindow extends DayRange {
   readonly previous: DayRange;
   readonly current: Span;
   readonly prior: Span;
-  /** The actors counted: the one asked for, or all five for `all`. */
+  /** The actors counted: the one asked for, both human ones for `humans`, or all five for `all`. */
   readonly actors: readonly ActorLabel[];
+  /** The actors whose visitors a breakdown counts: `actors`, but for `all` without crawlers and bots (hits only). */
+  readonly visitorActors: readonly ActorLabel[];
   /**
    * The rollup actors of the `total` dimension: the one asked for, or for `all` the exact all-actor
    * counter (a visitor under two actors on one day is one visitor there).
@@ -43,13 +45,21 @@ export interface ReadWindow extends DayRange {
 export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const dayOf = (ms: number): number => ms - (ms % DAY_MS);
 
-const actorsOf = (actor: ActorLabel | "all") => ({
-  actors: actor === "all" ? ACTORS : [actor],
-  totalActors: actor === "all" ? [EVERY_ACTOR] : [actor],
-});
+/** The actors whose visitors `all` counts: people and agents; crawlers and bots are counted as hits only. */
+export const ALL_VISITOR_ACTORS: readonly ActorLabel[] = ["human", "human_via_ai", "ai_agent"];
+
+// `humans` sums its two actors' counters (a person under both on one day counts twice there: `inferred`).
+const actorsOf = (actor: ActorChoice) => {
+  const actors = actor === "all" ? ACTORS : actor === "humans" ? HUMAN_ACTORS : [actor];
+  return {
+    actors,
+    visitorActors: actor === "all" ? ALL_VISITOR_ACTORS : actors,
+    totalActors: actor === "all" ? [EVERY_ACTOR] : actors,
+  };
+};
 
 /** `days` whole UTC days ending today, and the `days` days before them. */
-export function readWindow(nowMs: number, days: number, actor: ActorLabel | "all"): ReadWindow {
+export function readWindow(nowMs: number, days: number, actor: ActorChoice): ReadWindow {
   const today = dayOf(nowMs);
   const startMs = today - (days - 1) * DAY_MS;
   const from = isoDay(startMs);
@@ -73,7 +83,7 @@ export function readWindow(nowMs: number, days: number, actor: ActorLabel | "all
  * The current hour and the `hours − 1` before it, and the `hours` hours before those. Hour buckets are the
  * finest the rollups keep, so "the last 24 hours" at 14:20 runs from 15:00 yesterday through 14:20 today.
  */
-export function hoursWindow(nowMs: number, hours: number, actor: ActorLabel | "all"): ReadWindow {
+export function hoursWindow(nowMs: number, hours: number, actor: ActorChoice): ReadWindow {
   const currentHourMs = nowMs - (nowMs % HOUR_MS);
   const startMs = currentHourMs - (hours - 1) * HOUR_MS;
   const priorFromMs = startMs - hours * HOUR_MS;
@@ -92,7 +102,7 @@ export function hoursWindow(nowMs: number, hours: number, actor: ActorLabel | "a
 }
 
 /** The window a read route's decoded query asks for: `hours` or `days` (never both), else the default days. */
-export function queryWindow(nowMs: number, q: { readonly days?: number; readonly hours?: number }, actor: ActorLabel | "all"): ReadWindow {
+export function queryWindow(nowMs: number, q: { readonly days?: number; readonly hours?: number }, actor: ActorChoice): ReadWindow {
   if (q.days !== undefined && q.hours !== undefined) {
     throw new ApiError("invalid_query", "invalid query", [{ path: "hours", message: "give days or hours, not both" }]);
   }

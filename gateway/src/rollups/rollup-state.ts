@@ -16,9 +16,14 @@
 // (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 536 B of heap per visitor whose one row
 // touches 14 counters, so 100,000 visitors a day ≈ 54 MB.
 //
+// A page's visitors are the visitors who viewed it (a pageview or a hit): a custom event counts on its page's
+// events only, so a page never has more visitors than viewers.
+//
 // Besides the five actors, each visitor is counted once more, in the `total` counter of the pseudo-actor
 // `all`: a person counted under two actors on one day (a human who later arrives via an assistant) is one
 // visitor there, so `actor=all` totals are exact instead of summed over actors (one more counter a visitor).
+// Its visitors are people and AI agents: AI crawlers and bots add their hits there but no visitor (a crawler
+// fetching from a thousand addresses is not a thousand visitors of the site; the dashboard shows them as hits).
 //
 // Both the visitors and each dimension's values have a budget (lanes/state-budget.ts): past it, a new
 // visitor's rows count as new visitors without being remembered, and new values count under `(other)`.
@@ -232,10 +237,12 @@ export class RollupState {
           if (!slot) byValue.set(OTHER_VALUE, (slot = this.newSlot(actor, dim, OTHER_VALUE)));
         } else byValue.set(value, (slot = this.newSlot(actor, dim, value)));
       }
-      this.count(visitor, slot, hour, out, pageviews, events, hits);
+      // A page's visitors are those who viewed it: a custom event sent from a page adds to its events, not
+      // to its visitors (index 1 is `page`; one comparison per dimension, no extra lookup).
+      this.count(visitor, slot, hour, out, pageviews, events, hits, index !== 1 || events === 0);
     });
     this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
-    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits);
+    this.count(visitor, this.allTotal, hour, out, pageviews, events, hits, actor !== "ai_crawler" && actor !== "bot");
   }
 
   /** The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors). */
@@ -254,9 +261,12 @@ export class RollupState {
     return visitor;
   }
 
-  /** Adds one row's counts to `slot`'s delta in `out`, and the visitor when it is new there this hour or today. */
-  private count(visitor: Visitor | null, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number): void {
-    const seen = countIn(visitor, slot, hour);
+  /**
+   * Adds one row's counts to `slot`'s delta in `out`, and the visitor when it is new there this hour or today;
+   * `countsVisitor` false: the row adds its counts only (a custom event to its page).
+   */
+  private count(visitor: Visitor | null, slot: Slot, hour: number, out: DeltaSink, pageviews: number, events: number, hits: number, countsVisitor = true): void {
+    const seen = countsVisitor ? countIn(visitor, slot, hour) : COUNTED;
     let d = slot.delta;
     if (slot.sink !== out || d === null || d.hour !== hour) {
       d = { site_id: this.siteId, hour, actor: slot.actor, dim: slot.dim, value: slot.value, pageviews: 0, events: 0, hits: 0, visitors_hour: 0, visitors_day: 0, slot };

@@ -20,6 +20,7 @@ export interface PublicDeps {
   readonly pool: pg.Pool;
   readonly sites: SiteCache;
   readonly tracker: TrackerAsset;
+  readonly adaptersPackage: TrackerAsset;
   readonly country: CountryLookup;
   readonly lanes: LaneRegistry;
   readonly writer: GroupCommitWriter;
@@ -44,6 +45,7 @@ function memoryMb(): Record<string, number> {
 export function publicRoutes(routes: OperationRoutes, deps: PublicDeps): void {
   routes
     .on("GET /js/svc.js", ({ req }) => deps.tracker.serve(req))
+    .on("GET /adapters.tgz", ({ req }) => deps.adaptersPackage.serve(req))
     .on("GET /api/sites/{domain}/manifest", async ({ params }) => {
       const site = await deps.sites.resolve(params["domain"]!);
       if (!site) throw new ApiError("unknown_site");

@@ -4,7 +4,7 @@
 // In that order: a caller learns nothing about a site (not even that its query was wrong) before the team check.
 import type { Clock } from "@svc/core";
 import type pg from "pg";
-import type { ActorLabel } from "../api-schema/common.ts";
+import type { ActorChoice } from "../api-schema/common.ts";
 import type { OperationKey } from "../api-schema/operations.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
@@ -37,7 +37,7 @@ export interface SiteRequest<K extends SiteOperationKey> {
   readonly query: DecodedInput<K, "query">;
   readonly body: DecodedInput<K, "body">;
   /** The window of the query's `days` (default 30) or `hours` ending now by the injected clock, counting `actor`. */
-  window(actor: ActorLabel | "all"): ReadWindow;
+  window(actor: ActorChoice): ReadWindow;
 }
 
 const NUMERIC_ID = /^\d{1,10}$/;

@@ -1,10 +1,12 @@
-// GET/POST /api/sites and PATCH /api/sites/{id}, scoped to the caller's team.
+// GET/POST /api/sites, PATCH and DELETE /api/sites/{id}, scoped to the caller's team.
+import { Effect } from "effect";
 import type pg from "pg";
 import type { Site } from "../api-schema/sites.ts";
 import { ApiError } from "../errors.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import { generateHitToken, hashHitToken } from "../sites/hit-token.ts";
-import { type SiteRecord, addSite, describeSite, listSites, setHitTokenHash, updateSite } from "../storage/sites.ts";
+import type { LaneRegistry } from "../lanes/registry.ts";
+import { type SiteRecord, addSite, deleteSite, deleteSiteRows, describeSite, listSites, setHitTokenHash, updateSite } from "../storage/sites.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
@@ -13,6 +15,10 @@ export interface SiteRouteDeps {
   readonly pool: pg.Pool;
   /** This process's ingest cache: reloaded before a domain change is answered (other processes get the NOTIFY). */
   readonly sites: SiteCache;
+  /** A deleted site's lane is drained before its rows are deleted. */
+  readonly lanes: LaneRegistry;
+  /** Resolves once every acknowledged row is committed with its rollups. */
+  readonly flushRollups: () => Promise<void>;
 }
 
 const toSite = (s: SiteRecord, hitToken?: string): typeof Site.Type => {
@@ -70,5 +76,19 @@ export function siteRoutes(routes: OperationRoutes, deps: SiteRouteDeps): void {
       // new hit token required) by the time the client reads this answer, not a few milliseconds after.
       if (updated.domain !== site.domain || hit_token !== undefined) await deps.sites.reload();
       return jsonResponse(200, toSite(updated, token));
+    })
+    .site("DELETE /api/sites/{id}", async ({ site, query }) => {
+      if (query.confirm.trim().toLowerCase() !== site.domain) {
+        throw new ApiError("invalid_query", "invalid query", [{ path: "confirm", message: `must be the site's domain, ${site.domain}, to delete it and all of its data` }]);
+      }
+      // The site row first: ingest for the domain answers 404 at once (this process's cache now, the others'
+      // through the delete's NOTIFY), and its salts, goals and insight runs go with it. Then the lane hands its
+      // last rows to the writer, they commit, and every raw row, rollup and snapshot of the site is deleted.
+      if (!(await deleteSite(pool, site.id))) throw new ApiError("unknown_site");
+      await deps.sites.reload();
+      await Effect.runPromise(deps.lanes.stopSite(site.id));
+      await deps.flushRollups();
+      await deleteSiteRows(pool, site.id);
+      return { status: 204, headers: {} };
     });
 }

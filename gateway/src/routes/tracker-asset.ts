@@ -1,5 +1,8 @@
-// GET /js/svc.js: the built tracker, read once at boot, cacheable for 5 minutes (SPEC), with an
-// ETag for cheap revalidation and a pre-compressed gzip body.
+// Files the gateway serves as they were built, read once at boot with an ETag for cheap revalidation:
+// GET /js/svc.js, the tracker, cacheable for 5 minutes (SPEC) with a pre-compressed gzip body; and
+// GET /adapters.tgz, the middleware package as `npm pack` wrote it (`npm run build:adapters`), so a site
+// owner runs `npm install https://this-gateway/adapters.tgz` against a self-hosted gateway (the package is not
+// on the npm registry).
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import zlib from "node:zlib";
@@ -11,7 +14,13 @@ export interface TrackerAsset {
   serve(req: HttpRequest): HttpResponse;
 }
 
-export function loadTrackerAsset(file: string): TrackerAsset {
+export const loadTrackerAsset = (file: string): TrackerAsset =>
+  loadAsset(file, { contentType: "application/javascript; charset=utf-8", missing: "tracker not built: run `npm run build:tracker`", gzip: true });
+
+export const loadAdaptersPackage = (file: string): TrackerAsset =>
+  loadAsset(file, { contentType: "application/gzip", missing: "middleware package not built: run `npm run build:adapters`", gzip: false });
+
+function loadAsset(file: string, kind: { contentType: string; missing: string; gzip: boolean }): TrackerAsset {
   let source: Buffer;
   try {
     source = fs.readFileSync(file);
@@ -19,17 +28,17 @@ export function loadTrackerAsset(file: string): TrackerAsset {
     return {
       available: false,
       serve: () => {
-        throw new ApiError("not_found", "tracker not built: run `npm run build:tracker`");
+        throw new ApiError("not_found", kind.missing);
       },
     };
   }
-  const gzip = zlib.gzipSync(source, { level: 9 });
+  const gzip = kind.gzip ? zlib.gzipSync(source, { level: 9 }) : null;
   const etag = `"${createHash("sha256").update(source).digest("base64url").slice(0, 22)}"`;
   const common = {
-    "content-type": "application/javascript; charset=utf-8",
+    "content-type": kind.contentType,
     "cache-control": "public, max-age=300",
     etag,
-    vary: "accept-encoding",
+    ...(gzip ? { vary: "accept-encoding" } : {}),
     "access-control-allow-origin": "*",
   };
   return {
@@ -37,7 +46,7 @@ export function loadTrackerAsset(file: string): TrackerAsset {
     serve(req) {
       const inm = req.headers["if-none-match"];
       if (inm && inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) return { status: 304, headers: common };
-      const acceptsGzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
+      const acceptsGzip = gzip !== null && /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
       return acceptsGzip
         ? { status: 200, headers: { ...common, "content-encoding": "gzip" }, body: gzip }
         : { status: 200, headers: common, body: source };

@@ -35,9 +35,22 @@ export function normaliseDomain(input: string): string | null {
   return ascii.split(".").every((label) => LABEL.test(label)) ? ascii : null;
 }
 
+/** Why `input` is not a hostname, in words a person can act on (for the message of a refused domain). */
+export function domainProblem(input: string): string {
+  const host = input.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").split(/[/?#]/, 1)[0]!;
+  if (host === "") return "enter the site's domain, e.g. example.com";
+  if (/\s/.test(host)) return "a domain has no spaces";
+  if (host.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}(:\d+)?$/.test(host)) return "use the site's domain name, not an IP address";
+  if (host.includes("_")) return "underscores are not allowed in a domain (use a hyphen)";
+  if (/\.\./.test(host) || host.startsWith(".")) return "a domain cannot have an empty part between dots";
+  if (host.split(".").some((l) => l.length > 63)) return "each part between dots is at most 63 characters";
+  if (host.split(".").some((l) => l.startsWith("-") || l.endsWith("-"))) return "a part between dots cannot start or end with a hyphen";
+  return "use letters, digits, hyphens and dots only, as the address bar shows it (e.g. example.com)";
+}
+
 export function checkDomain(input: string): string {
   const domain = normaliseDomain(input);
-  if (domain === null) throw new StorageError("invalid_domain", `not a valid domain: ${JSON.stringify(input)}`);
+  if (domain === null) throw new StorageError("invalid_domain", `not a valid domain: ${JSON.stringify(input)}: ${domainProblem(input)}`);
   return domain;
 }
 

@@ -125,3 +125,29 @@ export async function setHitTokenHash(pool: pg.Pool, id: number, hash: Buffer | 
   const result = await pool.query("update sites set hit_token_hash = $2 where id = $1", [id, hash]);
   return (result.rowCount ?? 0) > 0;
 }
+
+/** Deletes the site row (its salts, goals, insight runs and budget days go with it: `on delete cascade`). */
+export async function deleteSite(pool: pg.Pool, id: number): Promise<boolean> {
+  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return false;
+  const result = await pool.query("delete from sites where id = $1", [id]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+// The tables holding a site's rows without a foreign key to `sites` (raw rows are partitioned; rollups and
+// lane snapshots are written by the lanes).
+const SITE_ROW_TABLES = ["events", "hits", "rollup_hourly", "rollup_daily", "lane_snapshots"] as const;
+
+/** Deletes every row of a deleted site, in one transaction (after its lane was drained). */
+export async function deleteSiteRows(pool: pg.Pool, id: number): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    for (const table of SITE_ROW_TABLES) await client.query(`delete from ${table} where site_id = $1`, [id]);
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -204,7 +204,7 @@ describe("bad input on every route: 400/404/405/409 JSON errors, never 500", () 
     ["GET", "/api/sites/{id}/ai?limit=5000", undefined, 400],
     ["GET", "/api/sites/nobody.example/ai", undefined, 404],
     ["GET", "/api/sites/{id}/goals?days=400", undefined, 400],
-    ["GET", "/api/sites/{id}/goals?actor=humans", undefined, 400],
+    ["GET", "/api/sites/{id}/goals?actor=people", undefined, 400],
     ["GET", "/api/sites/999999/goals", undefined, 404],
     ["POST", "/api/sites/{id}/goals", "{not json", 400],
     ["POST", "/api/sites/{id}/goals", { name: ["a"] }, 400],

@@ -79,7 +79,7 @@ describe("/api/openapi.json", () => {
     const breakdown = doc.paths["/api/sites/{id}/breakdown"].get;
     const param = (name: string) => breakdown.parameters.find((p: any) => p.name === name);
     expect(param("days")).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 366, default: 30 } });
-    expect(param("actor").schema.enum).toEqual(["human", "human_via_ai", "ai_crawler", "ai_agent", "bot", "all"]);
+    expect(param("actor").schema.enum).toEqual(["human", "human_via_ai", "ai_crawler", "ai_agent", "bot", "humans", "all"]);
     expect(param("field")).toMatchObject({ required: true });
     expect(param("limit").schema).toMatchObject({ maximum: 1000, default: 10 });
     expect(breakdown.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Breakdown" });

@@ -41,6 +41,7 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "OPTIONS /api/event": { success: 204 },
   "POST /api/hit": { success: 202, body: () => ({ domain: "own.example", method: "GET", path: "/ops", status: 200, user_agent: UA.gptbot, referrer: null, ip: "192.0.2.1" }) },
   "GET /js/svc.js": { success: 200 },
+  "GET /adapters.tgz": { success: 200 },
   "GET /api/sites/{domain}/manifest": { success: 200 },
   "GET /healthz": { success: 200 },
   "GET /api/openapi.json": { success: 200 },
@@ -50,6 +51,9 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/keys": { success: 200 },
   "POST /api/keys": { success: 201, body: () => ({ name: `k${unique()}` }) },
   "DELETE /api/keys/{id}": { success: 204, params: newKey },
+  // The site every operation here uses must stay: a wrong confirmation (400) is the answer reached; the deletion
+  // itself is tested in sites-goals.test.ts.
+  "DELETE /api/sites/{id}": { success: 400, query: "confirm=not-this.example" },
   "GET /api/sites": { success: 200 },
   "POST /api/sites": { success: 201, body: () => ({ domain: `s${unique()}.example` }) },
   "PATCH /api/sites/{id}": { success: 200, body: () => ({ name: `n${unique()}` }) },
@@ -127,6 +131,7 @@ describe.each(OPERATIONS.map((op) => ({ key: operationKey(op), op })))("$key", (
     const reply = await send(op, { headers: f.credential ? await f.credential() : credentialFor(op) });
     // The tracker script answers 404 in a checkout where it was not built; that is the route's own answer.
     if (op.path === "/js/svc.js" && reply.status === 404) expect(reply.json.error).toContain("tracker not built");
+    else if (op.path === "/adapters.tgz" && reply.status === 404) expect(reply.json.error).toContain("npm run build:adapters");
     else expectDocumented(op, reply, f.success);
   });
 

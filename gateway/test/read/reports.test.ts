@@ -83,9 +83,16 @@ describe("GET /stats", () => {
     expect(s.current).toEqual({ ...counts, views_per_visitor: obs(vpv) });
   });
 
-  it("actor=all counts every actor, visitors distinct over actors, so its ratios are observed", async () => {
+  it("actor=all counts every actor, visitors distinct over people and agents (crawlers and bots as hits only), so its ratios are observed", async () => {
     const s = await get(`/api/sites/${siteId}/stats?days=1&actor=all`, StatsResponse);
-    expect(s.current).toEqual({ visitors: 10, pageviews: 8, events: 4, hits: 10, views_per_visitor: obs(0.8) });
+    // 10 visitor hashes today; the 2 AI crawlers' and the bot's are hits there, not visitors.
+    expect(s.current).toEqual({ visitors: 7, pageviews: 8, events: 4, hits: 10, views_per_visitor: obs(1.1429) });
+  });
+
+  it("actor=humans sums human and human_via_ai, its visitors an upper bound (inferred)", async () => {
+    const s = await get(`/api/sites/${siteId}/stats?days=1&actor=humans`, StatsResponse);
+    expect(s).toMatchObject({ actor: "humans", visitors_basis: "inferred" });
+    expect(s.current).toEqual({ visitors: 5, pageviews: 7, events: 3, hits: 0, views_per_visitor: { value: 1.4, basis: "inferred" } });
   });
 });
 
@@ -126,8 +133,8 @@ describe("GET /breakdown (humans, 30 days)", () => {
       { value: "/blog/b", label: "/blog/b", visitors: 2, pageviews: 0, hits: 3 },
       { value: "/blog/a", label: "/blog/a", visitors: 1, pageviews: 0, hits: 1 },
       { value: "/docs", label: "/docs", visitors: 1, pageviews: 0, hits: 1 },
-      // Ties with the two above on visitors, pageviews and other counts (its 1 is GPTBot's Signup event): by value.
-      { value: "/pricing", label: "/pricing", visitors: 1, pageviews: 0, hits: 0 },
+      // Only GPTBot's Signup event: a custom event on a page makes no visitor of it.
+      { value: "/pricing", label: "/pricing", visitors: 0, pageviews: 0, hits: 0 },
     ]);
   });
 });
@@ -139,11 +146,11 @@ describe("GET /breakdown?field=rule (what was not counted as human, and why)", (
     expect(b).toMatchObject({ actor: "all", field: "rule" });
     expect(b.rows).toEqual([
       rule("headless_marker:HeadlessChrome", "headless browser marker HeadlessChrome (crawler-user-agents)", 1, 1, 0),
-      // Ties on visitors, pageviews and other counts (4 hits; 3 hits + GPTBot's Signup event): by value.
       rule("ai_agent_token:ChatGPT-User", "user agent token ChatGPT-User (ai.robots.txt)", 1, 0, 4),
-      rule("ai_crawler_token:GPTBot", "user agent token GPTBot (ai.robots.txt)", 1, 0, 3),
-      rule("ai_crawler_token:ClaudeBot", "user agent token ClaudeBot (device-detector)", 1, 0, 2),
-      rule("generic_bot", "generic bot pattern (isbot)", 1, 0, 1),
+      // Under `all`, crawlers and bots are hits, not visitors: ranked by their other counts (3 hits + GPTBot's Signup event).
+      rule("ai_crawler_token:GPTBot", "user agent token GPTBot (ai.robots.txt)", 0, 0, 3),
+      rule("ai_crawler_token:ClaudeBot", "user agent token ClaudeBot (device-detector)", 0, 0, 2),
+      rule("generic_bot", "generic bot pattern (isbot)", 0, 0, 1),
     ]);
   });
 

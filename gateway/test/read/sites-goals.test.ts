@@ -85,6 +85,43 @@ describe("sites", () => {
   });
 });
 
+describe("deleting a site", () => {
+  it("needs the domain typed again (400), then removes the site and every row of it; ingest answers 404", async () => {
+    const site = (await req("POST", "/api/sites", { domain: "doomed.example" })).json;
+    const keep = (await req("POST", "/api/sites", { domain: "kept.example" })).json;
+    for (const domain of ["doomed.example", "kept.example"]) {
+      await expect.poll(async () => (await post(h.base, "/api/event", { d: domain, u: `https://${domain}/a` }, { "user-agent": UA.chrome })).status).toBe(202);
+      const hit = await post(h.base, "/api/hit", [{ domain, method: "GET", path: "/a", status: 200, user_agent: UA.gptbot, referrer: "", ip: "203.0.113.9" }]);
+      expect(hit.status).toBe(202);
+    }
+    await req("POST", `/api/sites/${site.id}/goals`, { name: "Signup" });
+    await h.gateway.rollups.flushBeforeRead();
+    const rows = async (id: number) => {
+      const counts: Record<string, number> = {};
+      for (const table of ["events", "hits", "rollup_hourly", "rollup_daily", "salts", "goals"]) {
+        counts[table] = (await h.pool.query(`select count(*)::int as n from ${table} where site_id = $1`, [id])).rows[0].n;
+      }
+      return counts;
+    };
+    expect(Object.values(await rows(site.id)).every((n) => n > 0)).toBe(true);
+
+    for (const confirm of ["", "kept.example", "doomed"]) {
+      const refused = await req("DELETE", `/api/sites/${site.id}?confirm=${confirm}`);
+      expect(refused.status, confirm).toBe(400);
+      expect(refused.json.details).toEqual([{ path: "confirm", message: expect.stringContaining("doomed.example") }]);
+    }
+    expect((await req("DELETE", `/api/sites/${site.id}`)).status).toBe(400);
+    expect((await req("DELETE", `/api/sites/${site.id}?confirm=DOOMED.example`)).status).toBe(204);
+
+    expect(await rows(site.id)).toEqual({ events: 0, hits: 0, rollup_hourly: 0, rollup_daily: 0, salts: 0, goals: 0 });
+    expect(Object.values(await rows(keep.id)).filter((n) => n > 0)).toHaveLength(5); // everything but goals
+    expect((await req("GET", "/api/sites")).json.sites.map((s: any) => s.domain)).not.toContain("doomed.example");
+    expect(await post(h.base, "/api/event", { d: "doomed.example", u: "https://doomed.example/" }, { "user-agent": UA.chrome })).toMatchObject({ status: 404 });
+    expect((await req("DELETE", `/api/sites/${site.id}?confirm=doomed.example`)).status).toBe(404);
+    expect((await req("GET", `/api/sites/${site.id}/stats`)).status).toBe(404);
+  });
+});
+
 describe("goals", () => {
   it("POST → 201 with id; the same name again → 409; bad names → 400; DELETE → 204 then 404", async () => {
     const path = "/api/sites/existing.example/goals";

@@ -37,6 +37,10 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
       if (row.kind === "hit") s.hits++;
       else if (row.name === "pageview") s.pageviews++;
       else s.events++;
+      // A page's visitors are its viewers: a custom event there adds to its events only.
+      if (dim === "page" && row.kind === "event" && row.name !== "pageview") return;
+      // The all-actor total counts people and agents: crawlers and bots add hits only.
+      if (actor === "all" && (row.actor === "ai_crawler" || row.actor === "bot")) return;
       if (!s.hourSet.has(v)) {
         s.hourSet.add(v);
         s.visitors_hour++;

@@ -37,7 +37,9 @@ const RAW = `
            null, ai_name, rule, (status / 100)::text || 'xx', 0, 0, 1
       from hits where site_id = $1
   ), dims as (
-    select ts, actor, visitor_hash, pv, ev, hit, d.dim, d.value
+    select ts, actor, visitor_hash, pv, ev, hit, d.dim, d.value,
+           -- A page's visitors are its viewers: a custom event on a page is not one.
+           (d.dim <> 'page' or ev = 0) as counts_visitor
       from raw cross join lateral (values
         ('total', ''), ('page', page), ('source', source), ('channel', channel), ('utm_source', utm_source),
         ('utm_medium', utm_medium), ('utm_campaign', utm_campaign), ('country', country), ('device', device),
@@ -47,7 +49,8 @@ const RAW = `
      where d.value is not null
     union all
     -- The exact all-actor total: every row once more under actor 'all'.
-    select ts, 'all', visitor_hash, pv, ev, hit, 'total', '' from raw
+    -- Its visitors are people and agents: crawlers and bots count as hits only.
+    select ts, 'all', visitor_hash, pv, ev, hit, 'total', '', actor not in ('ai_crawler', 'bot') from raw
   )`;
 
 export interface RollupRowCheck {
@@ -69,7 +72,8 @@ const norm = (rows: any[]): RollupRowCheck[] =>
 export async function recomputedRollups(pool: pg.Pool, siteId: number, grain: "hour" | "day"): Promise<RollupRowCheck[]> {
   const { rows } = await pool.query(
     `${RAW} select date_trunc('${grain}', ts, 'UTC') as bucket, actor, dim, value,
-                   sum(pv) as pageviews, sum(ev) as events, sum(hit) as hits, count(distinct visitor_hash) as visitors
+                   sum(pv) as pageviews, sum(ev) as events, sum(hit) as hits,
+                   count(distinct visitor_hash) filter (where counts_visitor) as visitors
               from dims group by 1, 2, 3, 4`,
     [siteId],
   );

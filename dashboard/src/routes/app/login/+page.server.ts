@@ -6,6 +6,9 @@ import type { Actions, PageServerLoad } from "./$types";
 export const load: PageServerLoad = ({ url }) => ({
   next: url.searchParams.get("next") ?? "/app",
   sso: url.searchParams.get("sso"),
+  // Set by a page whose session ended under it (signed out in another tab, expired): a fixed sentence is
+  // shown, never text from the URL.
+  ended: url.searchParams.has("ended"),
 });
 
 export const actions: Actions = {
