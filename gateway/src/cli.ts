@@ -4,23 +4,25 @@
 import { parseArgs } from "node:util";
 import { openDatabase, type Database } from "./storage/database.ts";
 import { generateHitToken, hashHitToken } from "./sites/hit-token.ts";
-import { DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, normaliseDomain } from "./sites/site-fields.ts";
+import { DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, checkTimeZone, normaliseDomain } from "./sites/site-fields.ts";
 import { addSite, describeSite, listSites, setHitTokenHash, updateSite, type SiteRecord } from "./storage/sites.ts";
 import { isStorageError } from "./storage/storage-error.ts";
 
 const HELP = `svc — operator commands
 
 Usage:
-  npm run svc -- site add <domain> [--retention DAYS] [--name NAME] [--json]
+  npm run svc -- site add <domain> [--retention DAYS] [--name NAME] [--time-zone ZONE] [--json]
   npm run svc -- site list [--json]
   npm run svc -- site rename <id> <domain> [--json]
   npm run svc -- site token <id> [--clear] [--json]
+  npm run svc -- site time-zone <id> <zone> [--json]
   npm run svc -- --help
 
   <domain>     the hostname the tracker reports (location.hostname): "https://Example.com/x" is stored
                as example.com; www.example.com is a different site from example.com
   --retention  days of raw rows and rollups to keep, ${MIN_RETENTION_DAYS}..${MAX_RETENTION_DAYS} (default ${DEFAULT_RETENTION_DAYS} = 13 months)
   --name       a display name
+  --time-zone  the IANA time zone reports' days follow (default UTC), e.g. Europe/Berlin, Asia/Kolkata
   --clear      (site token) remove the hit token: /api/hit for the site needs none again
   --json       print JSON instead of text
 
@@ -38,6 +40,7 @@ interface Parsed {
   positionals: string[];
   retention: string | undefined;
   name: string | undefined;
+  timeZone: string | undefined;
   json: boolean;
   clear: boolean;
   help: boolean;
@@ -52,12 +55,13 @@ function parse(argv: string[]): Parsed {
       options: {
         retention: { type: "string" },
         name: { type: "string" },
+        "time-zone": { type: "string" },
         json: { type: "boolean", default: false },
         clear: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
-    return { positionals, retention: values.retention, name: values.name, json: values.json === true, clear: values.clear === true, help: values.help === true };
+    return { positionals, retention: values.retention, name: values.name, timeZone: values["time-zone"], json: values.json === true, clear: values.clear === true, help: values.help === true };
   } catch (error) {
     throw new UsageError((error as Error).message.split("\n")[0]!);
   }
@@ -75,14 +79,23 @@ function parseId(text: string): number {
 }
 
 // Checked before the database is opened: a typo should not wait for an embedded server to start.
+function checkZone(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return checkTimeZone(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function checkDomain(text: string): string {
   if (normaliseDomain(text) === null) throw new UsageError(`not a valid domain: ${JSON.stringify(text)}`);
   return text;
 }
 
 function table(sites: SiteRecord[]): string {
-  const header = ["ID", "DOMAIN", "NAME", "RETENTION", "HIT TOKEN", "CREATED"];
-  const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.hit_token_hash ? "yes" : "no", s.created_at.slice(0, 10)]);
+  const header = ["ID", "DOMAIN", "NAME", "RETENTION", "TIME ZONE", "HIT TOKEN", "CREATED"];
+  const rows = sites.map((s) => [String(s.id), s.domain, s.name ?? "-", `${s.retention_days} days`, s.time_zone, s.hit_token_hash ? "yes" : "no", s.created_at.slice(0, 10)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
 }
@@ -119,8 +132,11 @@ async function run(argv: string[]): Promise<void> {
       if (rest.length !== 1) throw new UsageError("usage: site add <domain> [--retention DAYS] [--name NAME]");
       const domain = checkDomain(rest[0]!);
       const retention = parseRetention(args.retention);
-      const site = await withDatabase((db) => addSite(db.pool, { domain, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }) }));
-      print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days)`, describeSite(site));
+      const timeZone = checkZone(args.timeZone);
+      const site = await withDatabase((db) =>
+        addSite(db.pool, { domain, name: args.name ?? null, ...(retention === undefined ? {} : { retention_days: retention }), ...(timeZone === undefined ? {} : { time_zone: timeZone }) }),
+      );
+      print(`added site ${site.id}: ${site.domain} (retention ${site.retention_days} days, time zone ${site.time_zone})`, describeSite(site));
       return;
     }
     case "list": {
@@ -147,8 +163,16 @@ async function run(argv: string[]): Promise<void> {
       else print(`site ${id}: new hit token (shown only now; the old one, if any, stops working at once):\n${token}`, { id, hit_token_set: true, hit_token: token });
       return;
     }
+    case "time-zone": {
+      if (rest.length !== 2) throw new UsageError("usage: site time-zone <id> <zone>");
+      const id = parseId(rest[0]!);
+      const timeZone = checkZone(rest[1]!)!;
+      const site = await withDatabase((db) => updateSite(db.pool, id, { time_zone: timeZone }));
+      print(`site ${site.id}: reports follow ${site.time_zone}`, describeSite(site));
+      return;
+    }
     default:
-      throw new UsageError(`unknown site command ${JSON.stringify(command ?? "")}: use add, list, rename or token (try --help)`);
+      throw new UsageError(`unknown site command ${JSON.stringify(command ?? "")}: use add, list, rename, token or time-zone (try --help)`);
   }
 }
 
