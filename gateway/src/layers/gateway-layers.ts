@@ -50,6 +50,8 @@ import { openapiRoutes } from "../routes/openapi.ts";
 import { OperationRoutes } from "../routes/operation-routes.ts";
 import { publicRoutes } from "../routes/public.ts";
 import { readRoutes } from "../routes/read.ts";
+import { importRoutes } from "../routes/import.ts";
+import { streamsBody } from "../api-schema/operations.ts";
 import { siteRoutes } from "../routes/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadTrackerAsset } from "../routes/tracker-asset.ts";
@@ -380,7 +382,11 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       });
       siteRoutes(routes, { pool, sites });
       goalRoutes(routes, pool);
-      readRoutes(routes, { pool, clock });
+      // The settled-days caches of the reads and of insights; a history import drops its site from both.
+      const readCache = new SettledCache(clock.now);
+      const insightsCache = new SettledCache(clock.now);
+      readRoutes(routes, { pool, clock, cache: readCache });
+      importRoutes(routes, { pool, clock, imported: (siteId) => [readCache, insightsCache].forEach((c) => c.forgetSite(siteId)) });
       liveRoutes(routes, {
         pool, clock, hub: live, lanes, authenticate: auth.authenticate, credentialId: auth.credentialId,
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
@@ -389,7 +395,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
-      const insights = new InsightsService({ src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log });
+      const insights = new InsightsService({ src: { pool, cache: insightsCache, now: clock.now }, llm: config.llm, log });
       anomalyRoutes(routes, detector);
       insightRoutes(routes, { insights, flushRollups });
       openapiRoutes(routes);
@@ -409,6 +415,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
               host: config.host,
               port: config.port,
               bodyLimit: BODY_LIMIT,
+              streamsBody,
               tooLarge: () => {
                 counters.count("body_too_large");
                 return errorResponse(new ApiError("body_too_large"));
