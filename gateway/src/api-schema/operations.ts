@@ -105,7 +105,7 @@ const DEFINED = [
     method: "POST", path: "/api/sites/{id}/import", tag: "sites", security: "admin", summary: "Import history: NDJSON, one event per line, streamed",
     description: "Body `application/x-ndjson` (no size limit; read as it arrives). Each line is checked like ingest; refused lines are reported with their line number and reason and never stop the others. All good lines are stored in one transaction or none. The same body again (SHA-256) is answered `duplicate` and changes nothing. Only settled days (before today; before yesterday until 00:15 UTC) within the site's retention; imported rows store no address and show in every read and rollup. One import at a time per database (409 otherwise).",
     pathParams: SITE_ID, query: ImportQuery, lines: ImportLine, bodyContentTypes: ["application/x-ndjson"],
-    responses: [ok(ImportReport)], errors: [...SITE_ERRORS, 409, 415, 503],
+    responses: [ok(ImportReport)], errors: [...SITE_ERRORS, 409, 415, 422, 503],
   },
   // Goals (routes/goals.ts)
   {

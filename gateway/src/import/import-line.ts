@@ -4,7 +4,7 @@
 // states (browser, country, device, source, actor) is taken as stated. A line is refused with one reason that
 // names the field; a refused line never stops the others.
 import {
-  ACTORS, type Actor, type BrowserEvent, LIMITS, arePropsValid, classify, classifyWithoutUserAgent, dropEmailProps, dropEmailsFromEvent,
+  ACTORS, type Actor, type BrowserEvent, dayMs, LIMITS, arePropsValid, classify, classifyWithoutUserAgent, dropEmailProps, dropEmailsFromEvent,
   isPlainObject, lookupUtmSource, mediumChannel, pagePath, parseDevice, type Props, scrubEmails, storedProps, storedText, trafficSource,
   utmFromUrl, type Utm,
 } from "@svc/core";
@@ -52,6 +52,15 @@ const KNOWN = new Set(LINE_FIELDS);
 
 const refuse = (reason: string): LineResult => ({ ok: false, reason });
 
+function isDay(day: string): boolean {
+  try {
+    dayMs(day);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The utm_* of a line: each from its own field when any is given, else from the page's query (as ingest does). */
 function utmOf(given: Partial<Record<TextField, string>>, url: string): Utm {
   const keys = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
@@ -89,7 +98,8 @@ export function parseImportLine(text: string, siteDomain: string): LineResult {
 
   if (given.timestamp === undefined) return refuse("timestamp is required (ISO 8601, e.g. 2026-03-01T14:05:00Z)");
   const stamp = TIMESTAMP.exec(given.timestamp);
-  const ts = stamp === null ? NaN : Date.parse(`${stamp[1]}T${stamp[2]}${stamp[3] ?? "Z"}`);
+  // Date.parse reads 2026-02-30 as 2 March: the calendar day is checked on its own.
+  const ts = stamp === null || !isDay(stamp[1]!) ? NaN : Date.parse(`${stamp[1]}T${stamp[2]}${stamp[3] ?? "Z"}`);
   if (!Number.isFinite(ts)) return refuse("timestamp must be an ISO 8601 date and time, e.g. 2026-03-01T14:05:00Z (UTC when it has no offset)");
 
   if (given.name === undefined || given.name.trim() === "") return refuse("name is required: pageview or a custom event name");

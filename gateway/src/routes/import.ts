@@ -3,6 +3,7 @@ import type { Clock } from "@svc/core";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import { ImportBusy, importHistory } from "../import/history-import.ts";
+import { isRefusedData } from "../writer/bisect-write.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
 
@@ -22,6 +23,8 @@ export function importRoutes(routes: OperationRoutes, deps: ImportRouteDeps): vo
     if (req.bodyStream === null) throw new ApiError("malformed_json", "empty body");
     const report = await importHistory(deps.pool, site, req.bodyStream, { clock: deps.clock, dryRun: query.dry_run === "true" }).catch((error: unknown) => {
       if (error instanceof ImportBusy) throw new ApiError("conflict", error.message);
+      // A row PostgreSQL refused on its data (a constraint of the operator's): the transaction is gone, nothing stored.
+      if (isRefusedData(error)) throw new ApiError("unstorable", "the database refused a row of this import; nothing of it was stored");
       throw error;
     });
     if (report.status === "imported") deps.imported(site.id);
