@@ -15,6 +15,7 @@
 // no site lane's visitor state and no live rollup count is ever touched.
 import { randomBytes, createHash } from "node:crypto";
 import { pipeline } from "node:stream/promises";
+import { StringDecoder } from "node:string_decoder";
 import { Readable } from "node:stream";
 import { type Clock, DAY_MS, importedVisitorHash, utcDay, utcDayStart } from "@svc/core";
 import type pg from "pg";
@@ -72,41 +73,44 @@ export interface ImportOptions {
   readonly clock: Clock;
   /** Check every line and report, store nothing. */
   readonly dryRun?: boolean;
+  /** Called as each phase ends ("checked" lines staged, "partitions", "counted" rows written, "committed"): the bench's split. */
+  readonly onPhase?: (phase: string) => void;
 }
 
-/** Splits a byte stream into lines (LF or CRLF), refusing over-long ones without holding them. */
-async function* lines(body: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>): AsyncGenerator<string | null> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+/**
+ * Splits a byte stream into lines (LF or CRLF), a chunk's lines at a time (one await per chunk, not per line);
+ * a line over MAX_LINE_BYTES comes out as null, without being held.
+ */
+async function* lineBatches(body: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>): AsyncGenerator<Array<string | null>> {
+  // A StringDecoder keeps a character split across two chunks whole.
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
   let tooLong = false;
-  const take = (): string | null => {
-    const text = tooLong ? null : Buffer.concat(pending, pendingBytes).toString("utf8");
-    pending = [];
-    pendingBytes = 0;
+  const done = (text: string): string | null => {
+    const line = tooLong || (text.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(text, "utf8") > MAX_LINE_BYTES) ? null : text.endsWith("\r") ? text.slice(0, -1) : text;
     tooLong = false;
-    return text === null ? null : text.endsWith("\r") ? text.slice(0, -1) : text;
+    return line;
   };
   for await (const chunk of body) {
     hash.update(chunk);
+    const text = decoder.write(chunk);
+    const out: Array<string | null> = [];
     let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      const part = chunk.subarray(start, nl);
-      if (!tooLong && pendingBytes + part.length <= MAX_LINE_BYTES) {
-        pending.push(part);
-        pendingBytes += part.length;
-      } else tooLong = true;
-      yield take();
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      out.push(done(start === 0 ? pending + text.slice(0, nl) : text.slice(start, nl)));
+      if (start === 0) pending = "";
       start = nl + 1;
     }
-    const rest = chunk.subarray(start);
-    if (rest.length > 0) {
-      if (!tooLong && pendingBytes + rest.length <= MAX_LINE_BYTES) {
-        pending.push(rest);
-        pendingBytes += rest.length;
-      } else tooLong = true;
-    }
+    const rest = start === 0 ? pending + text : text.slice(start);
+    // A line already past the limit (UTF-8 is at least one byte a character) is dropped as it grows.
+    if (rest.length > MAX_LINE_BYTES) {
+      tooLong = true;
+      pending = "";
+    } else pending = rest;
+    if (out.length > 0) yield out;
   }
-  if (pendingBytes > 0 || tooLong) yield take();
+  pending += decoder.end();
+  if (pending !== "" || tooLong) yield [done(pending)];
 }
 
 async function copyInto(client: pg.PoolClient, table: string, rows: readonly EventRow[]): Promise<void> {
@@ -151,7 +155,10 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
 
     // Pass 1: check, enrich, hash and stage.
     let batch: EventRow[] = [];
-    for await (const text of lines(body, hash)) {
+    let staging: Promise<void> = Promise.resolve();
+    // A rejected COPY is awaited below; until then it must not count as unhandled.
+    const settle = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p);
+    for await (const texts of lineBatches(body, hash)) for (const text of texts) {
       lineNo++;
       if (text === null) {
         refuse(`line longer than ${MAX_LINE_BYTES} bytes`);
@@ -175,17 +182,23 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
       const day = utcDay(line.ts);
       // Absent visitor: a visitor of this line alone (a NUL cannot occur in a stored visitor string).
       const visitor_hash = importedVisitorHash(secret, day, line.visitor ?? `\u0000line ${lineNo}`);
-      batch.push({ ...line.fields, site_id: site.id, ts: line.ts, visitor_hash });
+      // The checked fields object becomes the row itself, as in the site lane: no copy per row.
+      batch.push(Object.assign(line.fields, { site_id: site.id, ts: line.ts, visitor_hash }) as EventRow);
       imported++;
       if (firstDay === null || day < firstDay) firstDay = day;
       if (lastDay === null || day > lastDay) lastDay = day;
       if (batch.length >= COPY_ROWS) {
-        await copyInto(client, STAGE, batch);
+        // One COPY in flight while the next batch is parsed: PostgreSQL stores one while this process checks
+        // the next (at most two batches held).
+        await staging;
+        staging = settle(copyInto(client, STAGE, batch));
         batch = [];
       }
     }
+    await staging;
     await copyInto(client, STAGE, batch);
     batch = [];
+    options.onPhase?.("checked");
 
     const sha256 = hash.digest();
     const report = (status: ImportReport["status"], importId: number | null): ImportReport => ({
@@ -220,8 +233,11 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
     // own short transaction; this one holds no lock on events yet.
     await ensurePartitionsBetween(pool, Date.parse(`${firstDay}T00:00:00Z`), Date.parse(`${lastDay}T00:00:00Z`));
 
+    options.onPhase?.("partitions");
     // Pass 2: in time order, per UTC day: the visit rule, the exact counts, the rows into events.
-    await client.query(`declare svc_import_cursor no scroll cursor for select * from ${STAGE} order by ts`);
+    // ts as epoch ms (a float8 the driver reads with parseFloat), not a timestamptz it would parse into a Date.
+    const columns = Object.keys(EVENT_COLUMNS).map((c) => (c === "ts" ? "(extract(epoch from ts) * 1000)::float8 as ts" : c));
+    await client.query(`declare svc_import_cursor no scroll cursor for select ${columns.join(", ")} from ${STAGE} order by ts`);
     let dayStart = -1;
     let state: RollupState | null = null;
     let visits: VisitState | null = null;
@@ -230,12 +246,15 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
       if (sink.deltas.length > 0) await addRollups(client, sink.deltas);
       sink = newDeltaSink();
     };
+    const fetch = () => client.query<EventRow>(`fetch ${FETCH_ROWS} from svc_import_cursor`);
+    let next = fetch();
     while (true) {
-      const { rows } = await client.query(`fetch ${FETCH_ROWS} from svc_import_cursor`);
+      const { rows } = await next;
+      // The next rows are read (and the last ones COPYed) by PostgreSQL while these are counted.
+      const more = rows.length === FETCH_ROWS;
+      if (more) next = settle(fetch());
       const out: EventRow[] = [];
-      for (const r of rows) {
-        const row = r as EventRow & { ts: Date | number };
-        row.ts = (row.ts as Date).getTime();
+      for (const row of rows) {
         const start = utcDayStart(row.ts);
         if (start !== dayStart || state === null || visits === null) {
           await endDay();
@@ -248,12 +267,16 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
         state.observe(Object.assign(row, { kind: "event" as const }), sink, key);
         out.push(row);
       }
-      await copyInto(client, "events", out);
-      if (rows.length < FETCH_ROWS) break;
+      await staging;
+      staging = settle(copyInto(client, "events", out));
+      if (!more) break;
     }
+    await staging;
     await endDay();
     await client.query("close svc_import_cursor");
+    options.onPhase?.("counted");
     await client.query("commit");
+    options.onPhase?.("committed");
     return report("imported", claimed.rows[0].id);
   } catch (error) {
     if (error instanceof ImportBusy) throw error;
