@@ -108,7 +108,7 @@ export function buildOpenApiDocument(version: string): Json {
       version,
       description:
         "Privacy-first, cookieless analytics. Every row carries one of five actors (human, human_via_ai, ai_crawler, ai_agent, bot). " +
-        "Read routes answer from rollups for whole UTC days ending today: `days` 1..366 (default 30), `actor` one of the five or `all` (default human). " +
+        "Read routes answer from rollups for whole days ending today (UTC days, or the site's local days when its time_zone is not UTC): `days` 1..366 (default 30), `actor` one of the five or `all` (default human). " +
         "Errors are JSON `{error, details?}`. Operations marked x-svc-session-only refuse API keys with 403; those marked x-svc-scope: admin refuse read-only API keys with 403.",
     },
     servers: [{ url: "/" }],
