@@ -105,8 +105,11 @@ export const uwsTransport: HttpTransport = {
       if (closing) return send(options.closing(), true);
       if (!BODY_METHODS.has(method)) return run(null);
       if (options.streamsBody?.(method, target.path)) {
+        let bodyEnded = false;
+        // Never paused on, nor resumed after, the last chunk: resume() re-arms uWS's 10-second idle timeout, which
+        // must not run while an import works on its answer (a full-suite run once saw "other side closed" there).
         const stream = new BodyStream(() => {
-          if (!aborted) res.resume();
+          if (!aborted && !finished && !bodyEnded) res.resume();
         });
         res.onAborted(() => {
           aborted = true;
@@ -117,8 +120,11 @@ export const uwsTransport: HttpTransport = {
           // Answered already (the body was not needed): the connection closes; nothing more is kept.
           if (aborted || finished) return;
           // The ArrayBuffer is only valid during this callback: copy it.
-          if (!stream.push(Buffer.from(ab.slice(0)))) res.pause();
-          if (isLast) stream.end();
+          const below = stream.push(Buffer.from(ab.slice(0)));
+          if (isLast) {
+            bodyEnded = true;
+            stream.end();
+          } else if (!below) res.pause();
         });
         return run(null, stream);
       }
