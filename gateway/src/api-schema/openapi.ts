@@ -9,7 +9,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "No credential, or a malformed, wrong, expired or revoked one.",
   403: "The site belongs to another team, a read-only API key was used for a write, an API key where a session is needed, or a cookie-authenticated write came from another origin.",
   404: "Unknown site (or goal, key).",
-  409: "Conflict: the domain or goal name is taken.",
+  409: "Conflict: the domain or goal name is taken, an insights run of the site is in flight, or another history import is running.",
   413: "Body over 64 KB.",
   422: "Valid, but the database refused a row made from it; nothing of the request was stored, and retrying cannot help.",
   415: "A cookie-authenticated write that is not application/json.",
