@@ -7,6 +7,7 @@ export * from "./device/index.ts";
 export * from "./visitor-hash.ts";
 export * from "./ip.ts";
 export * from "./time.ts";
+export * from "./time-zone.ts";
 export * from "./manifest.ts";
 export * from "./display/index.ts";
 export * from "./anomalies/index.ts";

@@ -66,6 +66,8 @@ export interface Manifest {
     readonly past_salts: string;
     readonly ip: string;
     readonly returning_visitors: string;
+    readonly time_zone: string;
+    readonly imported_history: string;
   };
   readonly collected: readonly ManifestField[];
   readonly not_collected: readonly string[];
@@ -121,6 +123,9 @@ export function buildManifest(site: ManifestSite, config: ManifestConfig): Manif
       past_salts: "deleted at rotation, so a past day's hashes can never be recomputed or linked to a later day",
       ip: "hashed together with the salt, then discarded",
       returning_visitors: "a visitor who returns on a later UTC day counts as a new visitor",
+      time_zone: "reports' days follow the site's time zone, but a visitor is still one hash on one UTC day: seen before and after 00:00 UTC within one local day, a visitor counts twice",
+      imported_history:
+        "history imported from another tool stores no IP address; its visitor strings are hashed as SHA-256(import secret || UTC day || visitor), with a random secret per import that is never stored, so imported visitors link neither across days nor to any other visitor",
     },
     collected,
     not_collected: notCollected,

@@ -30,3 +30,14 @@ export function visitorHash(salt: Uint8Array, siteId: number, ip: string, userAg
   } else input = Buffer.concat([salt, Buffer.from(text, "utf8")]);
   return Buffer.from(hash("sha256", input, "binary"), "binary");
 }
+
+/**
+ * The visitor hash of an imported row (gateway/README.md "History import"): SHA-256 over the import's own
+ * random 32-byte secret, then UTF-8 of `<day YYYY-MM-DD> 0x00 <visitor string>`. Equal strings are one visitor
+ * within one UTC day of one import and nowhere else: the day is in the hash (no visitor links across days, as
+ * with live rows), and the secret is never stored, so neither another import nor the live rows can share it.
+ */
+export function importedVisitorHash(secret: Uint8Array, day: string, visitor: string): Buffer {
+  if (secret.length !== SALT_BYTES) throw new RangeError(`importedVisitorHash: secret must be ${SALT_BYTES} bytes, got ${secret.length}`);
+  return Buffer.from(hash("sha256", Buffer.concat([secret, Buffer.from(`${day}\u0000${visitor}`, "utf8")]), "binary"), "binary");
+}

@@ -41,6 +41,8 @@ describe("buildManifest", () => {
     });
     expect(manifest.uniques.formula).toBe("SHA-256(daily_salt || site_id || ip || user_agent)");
     expect(manifest.uniques.salt_rotation).toContain("00:00 UTC");
+    expect(manifest.uniques.time_zone).toMatch(/one UTC day/);
+    expect(manifest.uniques.imported_history).toMatch(/no IP address.*never stored/);
     expect(manifest.actors.map((a) => a.label)).toEqual([...ACTORS]);
     for (const actor of manifest.actors) expect(actor.meaning.length).toBeGreaterThan(10);
     expect(JSON.parse(JSON.stringify(manifest))).toEqual(manifest);

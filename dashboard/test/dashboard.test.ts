@@ -310,6 +310,20 @@ describe("settings", () => {
     await form.getByRole("button", { name: /Save/ }).click();
     await expect.poll(async () => (await apiJson(stack.gateway.base, "/api/sites")).sites[0].name).toBe("Shop renamed");
   });
+
+  it("sets a site's time zone from the list of IANA zones; its reads then answer in local days", async () => {
+    await page.goto("/app/settings");
+    const form = page.locator(`form[data-site="${DOMAIN}"]`);
+    const select = form.getByLabel("Time zone");
+    expect(await select.locator("option").first().getAttribute("value")).toBe("UTC");
+    expect(await select.locator("option").count()).toBeGreaterThan(300);
+    await select.selectOption("America/St_Johns");
+    await form.getByRole("button", { name: /Save/ }).click();
+    await expect.poll(async () => (await apiJson(stack.gateway.base, "/api/sites")).sites[0].time_zone).toBe("America/St_Johns");
+    expect(await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1`)).toMatchObject({ time_zone: "America/St_Johns" });
+    await page.reload();
+    expect(await page.locator(`form[data-site="${DOMAIN}"]`).getByLabel("Time zone").inputValue()).toBe("America/St_Johns");
+  });
 });
 
 describe("sign-out", () => {

@@ -171,9 +171,22 @@ export function classify(input: ClassifyInput): Classification {
   // A non-string UA from an untyped caller is treated like a missing header (step 1), not a crash.
   const byUa = typeof input.ua === "string" ? cachedUserAgentVerdict(input.ua) : EMPTY_UA;
   if (byUa !== HUMAN && byUa.rule !== "assistant_webview") return byUa;
-  const fromReferrer = assistantFromReferrer(input.referrer);
+  return assistantOr(byUa, input.referrer, input.utm_source);
+}
+
+/** Steps 7a/7b: the assistant a browser row's referrer or utm_source names, else the UA's own verdict. */
+function assistantOr(byUa: Classification, referrer: string | null, utmSource: string | null): Classification {
+  const fromReferrer = assistantFromReferrer(referrer);
   if (fromReferrer !== null) return referrerResults.get(fromReferrer)!;
-  const fromUtm = assistantFromUtmSource(input.utm_source);
+  const fromUtm = assistantFromUtmSource(utmSource);
   if (fromUtm !== null) return utmResults.get(fromUtm)!;
   return byUa;
+}
+
+/**
+ * A browser row whose user agent is not known (history imported from another tool): a person (`default`),
+ * or `human_via_ai` when its referrer or utm_source names an assistant — steps 7a/7b of `classify`.
+ */
+export function classifyWithoutUserAgent(referrer: string | null, utmSource: string | null): Classification {
+  return assistantOr(HUMAN, referrer, utmSource);
 }

@@ -12,7 +12,8 @@ export const EMAIL_PLACEHOLDER = "(email)";
 // The same shape as props.ts's test (with the "@" possibly percent-encoded, as in a copied URL), global.
 const EMAILS = /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 
-function scrub(text: string): string {
+/** `text` with every e-mail address in it replaced by EMAIL_PLACEHOLDER (the same text when it has none). */
+export function scrubEmails(text: string): string {
   return looksLikeEmail(text) ? text.replace(EMAILS, EMAIL_PLACEHOLDER) : text;
 }
 
@@ -23,14 +24,14 @@ export function dropEmailsFromEvent(event: BrowserEvent): { event: BrowserEvent;
   // Nearly no event has one: the scan allocates nothing until a field does (the closure and the UTM copy this
   // built for every event were ~0.3 µs of each /api/event request).
   const { utm } = event;
-  const u = scrub(event.u);
-  const n = scrub(event.n);
+  const u = scrubEmails(event.u);
+  const n = scrubEmails(event.n);
   let dropped = (u !== event.u ? 1 : 0) + (n !== event.n ? 1 : 0);
   let cleanUtm: { -readonly [K in keyof Utm]: Utm[K] } | null = null;
   for (const key of UTM_KEYS) {
     const value = utm[key];
     if (value === null) continue;
-    const out = scrub(value);
+    const out = scrubEmails(value);
     if (out === value) continue;
     dropped++;
     (cleanUtm ??= { ...utm })[key] = out;
@@ -40,6 +41,6 @@ export function dropEmailsFromEvent(event: BrowserEvent): { event: BrowserEvent;
 
 /** The hit with every e-mail address in its path replaced, and 1 when it had one. */
 export function dropEmailsFromHit(hit: ServerHit): { hit: ServerHit; dropped: number } {
-  const path = scrub(hit.path);
+  const path = scrubEmails(hit.path);
   return path === hit.path ? { hit, dropped: 0 } : { hit: { ...hit, path }, dropped: 1 };
 }

@@ -22,6 +22,8 @@ export interface Site {
   name: string | null;
   team_id: number;
   retention_days: number;
+  /** IANA zone its reports' days follow (default UTC). */
+  time_zone: string;
   created_at: string;
 }
 export interface Totals {

@@ -13,7 +13,8 @@ export const ACTOR_HELP: Readonly<Record<ActorParam, string>> = {
   all: "Everything; crawlers and bots count as hits, not visitors",
 };
 
-// Every period is whole UTC days ending today, except "Last 24 hours": the API's rolling `hours` window (the
+// Every period is whole days ending today (UTC days, or the site's local days when its time zone is not UTC: the
+// API answers in them), except "Last 24 hours": the API's rolling `hours` window (the
 // current hour and the 23 before it, from the hourly rollups).
 export const PERIODS = [
   { key: "today", label: "Today", days: 1, hours: null },

@@ -81,7 +81,10 @@ export const WindowSpanEcho = {
   from: Schema.String.annotate({ description: "First UTC day of the window, YYYY-MM-DD." }),
   to: Schema.String.annotate({ description: "Last UTC day of the window (today), YYYY-MM-DD." }),
   hours: Schema.optionalKey(Schema.Int).annotate({ description: "An hours window's length (the `hours` asked for); absent for whole days." }),
-  start: Schema.optionalKey(Schema.String).annotate({ description: "An hours window's first hour, ISO 8601 (UTC); it runs through the current hour." }),
+  start: Schema.optionalKey(Schema.String).annotate({ description: "An hours window's first hour, ISO 8601 (UTC); it runs through the current hour. For a site in another time zone, the UTC hour its first local day starts in." }),
+  time_zone: Schema.optionalKey(Schema.String).annotate({
+    description: "Present when the site's time zone is not UTC: `from`, `to` and the previous window are then local days of this zone, read from the hourly rollups (visitors summed per hour: `visitors_basis: inferred`).",
+  }),
 };
 
 /** The window a read answered for, echoed so a client never has to recompute UTC days. */

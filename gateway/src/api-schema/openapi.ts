@@ -9,7 +9,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "No credential, or a malformed, wrong, expired or revoked one.",
   403: "The site belongs to another team, a read-only API key was used for a write, an API key where a session is needed, or a cookie-authenticated write came from another origin.",
   404: "Unknown site (or goal, key).",
-  409: "Conflict: the domain or goal name is taken.",
+  409: "Conflict: the domain or goal name is taken, an insights run of the site is in flight, or another history import is running.",
   413: "Body over 64 KB.",
   422: "Valid, but the database refused a row made from it; nothing of the request was stored, and retrying cannot help.",
   415: "A cookie-authenticated write that is not application/json.",
@@ -25,7 +25,7 @@ function errorStatuses(op: Operation): number[] {
   if (op.security === "session" || op.security === "admin") set.add(403);
   // Cookie-authenticated writes must be JSON (auth/csrf.ts).
   if (op.security !== "none" && op.method !== "GET") set.add(415);
-  if (op.query || op.body) set.add(400);
+  if (op.query || op.body || op.lines) set.add(400);
   // Every body passes the transport's limit (BODY_LIMIT in layers/gateway-layers.ts).
   if (op.body) set.add(413);
   return [...set].sort((a, b) => a - b);
@@ -47,6 +47,7 @@ export function buildOpenApiDocument(version: string): Json {
   for (const op of OPERATIONS) {
     if (op.query) use(op.query);
     if (op.body) use(op.body);
+    if (op.lines) use(op.lines);
     for (const r of op.responses) if (r.schema) use(r.schema);
   }
   const asts = schemas.map((s) => Schema.toCodecJson(s).ast) as [Schema.Top["ast"], ...Schema.Top["ast"][]];
@@ -54,8 +55,9 @@ export function buildOpenApiDocument(version: string): Json {
   const compiled = (s: Schema.Top) => multi.schemas[index.get(s)!] as Json;
   const errorRef = compiled(ErrorBody);
   for (const op of OPERATIONS) {
-    if (!op.body || op.unknownBodyFields === "ignored") continue;
-    const body = compiled(op.body);
+    const lineOrBody = op.lines ?? op.body;
+    if (!lineOrBody || op.unknownBodyFields === "ignored") continue;
+    const body = compiled(lineOrBody);
     const ref = typeof body["$ref"] === "string" ? body["$ref"].split("/").pop()! : undefined;
     const object = (ref === undefined ? body : (multi.definitions as Record<string, Json>)[ref]!);
     if (object["type"] === "object") object["additionalProperties"] = false;
@@ -86,6 +88,9 @@ export function buildOpenApiDocument(version: string): Json {
       ...(op.description ? { description: op.description } : {}),
       security: op.security === "none" ? [] : [{ bearer: [] }, { session_cookie: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
+      ...(op.lines
+        ? { requestBody: { required: true, description: "NDJSON: one JSON object per line, each of this schema.", content: Object.fromEntries((op.bodyContentTypes ?? []).map((t) => [t, { schema: compiled(op.lines!) }])) } }
+        : {}),
       ...(op.body
         ? { requestBody: { required: true, content: Object.fromEntries((op.bodyContentTypes ?? ["application/json"]).map((t) => [t, { schema: compiled(op.body!) }])) } }
         : {}),
@@ -103,7 +108,7 @@ export function buildOpenApiDocument(version: string): Json {
       version,
       description:
         "Privacy-first, cookieless analytics. Every row carries one of five actors (human, human_via_ai, ai_crawler, ai_agent, bot). " +
-        "Read routes answer from rollups for whole UTC days ending today: `days` 1..366 (default 30), `actor` one of the five or `all` (default human). " +
+        "Read routes answer from rollups for whole days ending today (UTC days, or the site's local days when its time_zone is not UTC): `days` 1..366 (default 30), `actor` one of the five or `all` (default human). " +
         "Errors are JSON `{error, details?}`. Operations marked x-svc-session-only refuse API keys with 403; those marked x-svc-scope: admin refuse read-only API keys with 403.",
     },
     servers: [{ url: "/" }],

@@ -5,6 +5,7 @@
 // route accepts.
 import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
+import { ImportLine, ImportQuery, ImportReport } from "./import.ts";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { QueryBody, QueryResponse } from "./query.ts";
@@ -35,6 +36,11 @@ export interface Operation {
   readonly query?: Schema.Top;
   readonly body?: Schema.Top;
   readonly bodyContentTypes?: readonly string[];
+  /**
+   * An NDJSON body of these lines instead of one JSON `body`: the transport streams it to the handler
+   * (`req.bodyStream`, past the 64 KB limit) and the handler checks each line itself.
+   */
+  readonly lines?: Schema.Top;
   /**
    * Default "refused": the router decodes the body and a field the Schema does not name is a 400, so the document
    * closes the object (additionalProperties: false). "ignored": the ingest pipeline decodes it with core's decoder
@@ -101,6 +107,13 @@ const DEFINED = [
     description:
       "Ingest for the domain answers 404 at once; then every raw row, rollup, daily salt, visitor-state snapshot, goal and insights run of the site is deleted. `confirm` must repeat the domain.",
     pathParams: SITE_ID, query: DeleteSiteQuery, responses: [{ status: 204, description: "Deleted." }], errors: [...SITE_ERRORS, 400],
+  },
+  // History import (routes/import.ts)
+  {
+    method: "POST", path: "/api/sites/{id}/import", tag: "sites", security: "admin", summary: "Import history: NDJSON, one event per line, streamed",
+    description: "Body `application/x-ndjson` (no size limit; read as it arrives). Each line is checked like ingest; refused lines are reported with their line number and reason and never stop the others. All good lines are stored in one transaction or none. The same body again (SHA-256) is answered `duplicate` and changes nothing. Only settled days (before today; before yesterday until 00:15 UTC) within the site's retention; imported rows store no address and show in every read and rollup. One import at a time per database (409 otherwise).",
+    pathParams: SITE_ID, query: ImportQuery, lines: ImportLine, bodyContentTypes: ["application/x-ndjson"],
+    responses: [ok(ImportReport)], errors: [...SITE_ERRORS, 409, 415, 422, 503],
   },
   // Goals (routes/goals.ts)
   {
@@ -172,3 +185,12 @@ export type OperationKey = KeyOf<AnyOperation>;
 export type OperationAt<K extends OperationKey> = AnyOperation extends infer O ? (O extends Operation ? (KeyOf<O> extends K ? O : never) : never) : never;
 
 export const operationKey = (op: Operation): string => `${op.method} ${op.path}`;
+
+// The operations with a streamed NDJSON body, as path patterns ({name} = one segment).
+const STREAMED = OPERATIONS.filter((op) => op.lines !== undefined).map((op) => ({
+  method: op.method as string,
+  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`),
+}));
+
+/** Whether the transport hands this request's body to the handler as a stream (`ListenOptions.streamsBody`). */
+export const streamsBody = (method: string, path: string): boolean => STREAMED.some((s) => s.method === method && s.pattern.test(path));

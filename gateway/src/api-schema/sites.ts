@@ -10,6 +10,7 @@ export const Site = Schema.Struct({
   team_id: Schema.Int,
   retention_days: Schema.Int,
   created_at: Schema.String.annotate({ description: "ISO 8601, UTC." }),
+  time_zone: Schema.String.annotate({ description: "IANA time zone of the site's reports (default UTC): days, weeks and months follow it. Visitor hashes still rotate at 00:00 UTC." }),
   hit_token_set: Schema.Boolean.annotate({ description: "Whether /api/hit for this site needs `Authorization: Bearer svc_hit_…`." }),
   hit_token: Schema.optionalKey(Schema.String.annotate({ description: "`svc_hit_…`: only in the answer that made it (POST or PATCH with `hit_token: true`); stored only as a hash." })),
 }).annotate({ identifier: "Site" });
@@ -26,6 +27,13 @@ const Retention = Schema.Int.check(Schema.isBetween({ minimum: MIN_RETENTION_DAY
   description: "Days of raw rows and rollups kept. Default 395 (13 months).",
 });
 
+// Shape only (an IANA name's characters); whether the zone exists is checked with Intl (site-fields.ts), so an
+// unknown one is a 400 naming time_zone with the list's spelling hint.
+const TimeZone = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64), isStorableName).annotate({
+  message: "must be an IANA time zone name such as Europe/Berlin or UTC",
+  description: "IANA time zone (Europe/Berlin, Asia/Kolkata, America/St_Johns; default UTC). Reports' days, weeks and months follow it; half-hour zones included.",
+});
+
 const HitToken = Schema.Boolean.annotate({
   message: "must be true or false",
   description: "true: make a new hit token (replacing any old one), shown once in the answer; false: remove it, so /api/hit needs none.",
@@ -35,6 +43,7 @@ export const CreateSite = Schema.Struct({
   domain: Domain,
   name: Schema.optionalKey(Name),
   retention_days: Schema.optionalKey(Retention),
+  time_zone: Schema.optionalKey(TimeZone),
   hit_token: Schema.optionalKey(HitToken),
 }).annotate({ identifier: "CreateSite", message: "must be a JSON object" });
 
@@ -42,6 +51,7 @@ export const PatchSite = Schema.Struct({
   domain: Schema.optionalKey(Domain.annotate({ description: "A new domain: ingest for the old one answers 404 at once." })),
   name: Schema.optionalKey(Name),
   retention_days: Schema.optionalKey(Retention),
+  time_zone: Schema.optionalKey(TimeZone),
   hit_token: Schema.optionalKey(HitToken),
 }).annotate({ identifier: "PatchSite", message: "must be a JSON object" });
 

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { BODY_METHODS, dispatch, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+import { BODY_METHODS, BodyStream, dispatch, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
 export const nodeTransport: HttpTransport = {
   name: "node",
@@ -65,9 +65,10 @@ export const nodeTransport: HttpTransport = {
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
       const method = (req.method ?? "GET").toUpperCase();
 
-      const run = (body: Buffer | null) => {
-        const request: HttpRequest = { method, path, query, headers, remoteAddress: req.socket.remoteAddress ?? "", body };
-        dispatch(options, request, (r) => send(r));
+      const run = (body: Buffer | null, bodyStream: BodyStream | null = null) => {
+        const request: HttpRequest = { method, path, query, headers, remoteAddress: req.socket.remoteAddress ?? "", body, bodyStream };
+        // An answer given before the reader took the whole body closes the connection: the rest is never read.
+        dispatch(options, request, (r) => send(r, bodyStream !== null && !bodyStream.consumed));
       };
 
       if (closing) {
@@ -77,6 +78,19 @@ export const nodeTransport: HttpTransport = {
       if (!BODY_METHODS.has(method)) {
         req.resume();
         return run(null);
+      }
+      if (options.streamsBody?.(method, path)) {
+        const stream = new BodyStream(() => req.resume());
+        req.on("data", (chunk: Buffer) => {
+          if (!stream.push(chunk)) req.pause();
+        });
+        req.on("end", () => stream.end());
+        req.on("error", (error) => stream.fail(error));
+        req.on("aborted", () => stream.fail(new Error("request aborted")));
+        res.on("close", () => {
+          if (!req.complete) stream.fail(new Error("request aborted"));
+        });
+        return run(null, stream);
       }
       if (Number(headers["content-length"] ?? "0") > options.bodyLimit) {
         req.pause();

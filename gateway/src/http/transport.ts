@@ -9,8 +9,82 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Peer address of the TCP connection. Only the ingest pipeline reads it, to hash and drop it. */
   readonly remoteAddress: string;
-  /** The whole body for methods that carry one; null otherwise. */
+  /** The whole body for methods that carry one; null otherwise, and for a streamed body. */
   readonly body: Buffer | null;
+  /**
+   * The body as it arrives, for the requests `ListenOptions.streamsBody` names (no body limit: the NDJSON history
+   * import); null otherwise. The socket is paused while more than BODY_STREAM_HIGH_WATER bytes wait unread.
+   */
+  readonly bodyStream: BodyStream | null;
+}
+
+/** 1 MB of unread body before the socket is paused: a few thousand import lines, read in about a millisecond each. */
+export const BODY_STREAM_HIGH_WATER = 1024 * 1024;
+
+/**
+ * A request body read as it arrives, with backpressure: `push` answers false once more than the high-water
+ * mark waits unread (the transport then pauses the socket), and `onDrain` runs when the reader has taken it
+ * down to half of that (the transport resumes). Iterating yields each chunk once; an aborted request ends
+ * the iteration with an error.
+ */
+export class BodyStream implements AsyncIterable<Buffer> {
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  private paused = false;
+  private done = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+  /** Whether the reader took every chunk up to the end (else the connection is closed after the answer). */
+  consumed = false;
+
+  constructor(
+    private readonly onDrain: () => void,
+    private readonly highWater = BODY_STREAM_HIGH_WATER,
+  ) {}
+
+  push(chunk: Buffer): boolean {
+    if (this.done) return true;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    this.wake?.();
+    if (this.buffered > this.highWater) this.paused = true;
+    return !this.paused;
+  }
+
+  end(): void {
+    this.done = true;
+    this.wake?.();
+  }
+
+  fail(error: Error): void {
+    if (this.done) return;
+    this.failure = error;
+    this.done = true;
+    this.chunks.length = 0;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    while (true) {
+      const chunk = this.chunks.shift();
+      if (chunk !== undefined) {
+        this.buffered -= chunk.length;
+        if (this.paused && this.buffered <= this.highWater / 2) {
+          this.paused = false;
+          this.onDrain();
+        }
+        yield chunk;
+        continue;
+      }
+      if (this.failure !== null) throw this.failure;
+      if (this.done) {
+        this.consumed = true;
+        return;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+  }
 }
 
 export interface StreamSink {
@@ -33,6 +107,8 @@ export interface ListenOptions {
   readonly port: number; // 0 = any free port
   /** Bodies over this many bytes are answered 413 by the transport without being buffered whole. */
   readonly bodyLimit: number;
+  /** Requests whose body the handler reads as a stream (`HttpRequest.bodyStream`), past `bodyLimit`. */
+  readonly streamsBody?: (method: string, path: string) => boolean;
   readonly tooLarge: () => HttpResponse;
   /** The answer (sent with Connection: close) to requests arriving on kept-alive connections after close() began. */
   readonly closing: () => HttpResponse;

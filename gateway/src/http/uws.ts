@@ -1,5 +1,5 @@
 import uWS from "uWebSockets.js";
-import { BODY_METHODS, dispatch, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+import { BODY_METHODS, BodyStream, dispatch, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
 function parseTarget(url: string, query: string): { path: string; query: URLSearchParams } {
   return { path: url, query: new URLSearchParams(query) };
@@ -95,13 +95,39 @@ export const uwsTransport: HttpTransport = {
         response.stream(sink);
       };
 
-      const run = (body: Buffer | null) => {
-        const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body };
-        dispatch(options, request, (r) => send(r));
+      const run = (body: Buffer | null, bodyStream: BodyStream | null = null) => {
+        const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body, bodyStream };
+        // An answer given before the reader took the whole body (a 401, a refused import) closes the connection:
+        // the rest of the body is never read.
+        dispatch(options, request, (r) => send(r, bodyStream !== null && !bodyStream.consumed));
       };
 
       if (closing) return send(options.closing(), true);
       if (!BODY_METHODS.has(method)) return run(null);
+      if (options.streamsBody?.(method, target.path)) {
+        let bodyEnded = false;
+        // Never paused on, nor resumed after, the last chunk: resume() re-arms uWS's 10-second idle timeout, which
+        // must not run while an import works on its answer (a full-suite run once saw "other side closed" there).
+        const stream = new BodyStream(() => {
+          if (!aborted && !finished && !bodyEnded) res.resume();
+        });
+        res.onAborted(() => {
+          aborted = true;
+          stream.fail(new Error("request aborted"));
+          finish();
+        });
+        res.onData((ab, isLast) => {
+          // Answered already (the body was not needed): the connection closes; nothing more is kept.
+          if (aborted || finished) return;
+          // The ArrayBuffer is only valid during this callback: copy it.
+          const below = stream.push(Buffer.from(ab.slice(0)));
+          if (isLast) {
+            bodyEnded = true;
+            stream.end();
+          } else if (!below) res.pause();
+        });
+        return run(null, stream);
+      }
 
       const declared = Number(headers["content-length"] ?? "0");
       if (declared > options.bodyLimit) return send(options.tooLarge(), true);

@@ -53,6 +53,8 @@ import { publicRoutes } from "../routes/public.ts";
 import { readRoutes } from "../routes/read.ts";
 import { queryRoutes } from "../routes/query.ts";
 import { QueryService, queryLayer } from "./query-layer.ts";
+import { importRoutes } from "../routes/import.ts";
+import { streamsBody } from "../api-schema/operations.ts";
 import { siteRoutes } from "../routes/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadAdaptersPackage, loadTrackerAsset } from "../routes/tracker-asset.ts";
@@ -386,8 +388,18 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       });
       siteRoutes(routes, { pool, sites, lanes, flushRollups });
       goalRoutes(routes, pool, engine);
-      readRoutes(routes, { pool, clock });
+      // The settled-days caches of the reads and of insights; a history import drops its site from both.
+      const readCache = new SettledCache(clock.now);
+      const insightsCache = new SettledCache(clock.now);
+      readRoutes(routes, { pool, clock, cache: readCache });
       queryRoutes(routes, { pool, engine });
+      importRoutes(routes, {
+        pool, clock,
+        imported: async (siteId, days) => {
+          for (const cache of [readCache, insightsCache]) cache.forgetSite(siteId);
+          if (days !== null) await engine.invalidateDays(siteId, days.from, days.to);
+        },
+      });
       liveRoutes(routes, {
         pool, clock, hub: live, lanes, authenticate: auth.authenticate, credentialId: auth.credentialId,
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
@@ -397,7 +409,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
       const insights = new InsightsService({
-        src: { pool, cache: new SettledCache(clock.now), now: clock.now }, llm: config.llm, log,
+        src: { pool, cache: insightsCache, now: clock.now }, llm: config.llm, log,
         redact: createRedactor(config.secrets),
         openFlags: async (siteId, days) => (await detector.report(siteId, days)).flags,
       });
@@ -422,6 +434,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
               host: config.host,
               port: config.port,
               bodyLimit: BODY_LIMIT,
+              streamsBody,
               tooLarge: () => {
                 counters.count("body_too_large");
                 return errorResponse(new ApiError("body_too_large"));

@@ -29,8 +29,17 @@ export interface DayFilesPass {
   removed: number;
 }
 
+/** Every UTC day from `from` to `to`, both included. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let ms = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`); ms <= end; ms += DAY_MS) days.push(utcDay(ms));
+  return days;
+}
+
 export class DayFiles {
   readonly root: string;
+  /** The last import (imports.id) whose days were checked against their files' age. */
+  private importsSeen = 0;
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, "parquet");
@@ -109,6 +118,24 @@ export class DayFiles {
           removed++;
         }
       }
+    }
+    // Days an import changed after their file was written are written again: the HTTP route drops them at once,
+    // but `npm run svc -- import` runs in another process and only leaves its row in `imports`.
+    const { rows: imports } = await pool.query<{ id: number; site_id: number; first_day: string; last_day: string; at: Date }>(
+      `select id, site_id, to_char(first_day, 'YYYY-MM-DD') as first_day, to_char(last_day, 'YYYY-MM-DD') as last_day, created_at as at
+         from imports where id > $1 and first_day is not null order by id`,
+      [this.importsSeen],
+    );
+    for (const imp of imports) {
+      for (const day of daysBetween(imp.first_day, imp.last_day)) {
+        const file = this.pathOf(imp.site_id, day);
+        const written = await stat(file).then((s) => s.mtimeMs, () => null);
+        if (written !== null && written < imp.at.getTime()) {
+          await rm(file, { force: true });
+          removed++;
+        }
+      }
+      this.importsSeen = imp.id;
     }
     // Settled days with rows (their rollups say so) and no file yet, oldest first.
     const lastSettled = utcDay(nowMs - DAY_MS - SETTLE_MS);

@@ -14,7 +14,7 @@ import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { listGoals } from "../storage/goals.ts";
-import type { DayFiles } from "../parquet/day-files.ts";
+import { type DayFiles, daysBetween } from "../parquet/day-files.ts";
 import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain, timeLabels } from "./date-range.ts";
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
 import { buildQuery, opensActors, type QueryGoal } from "./sql.ts";
@@ -102,6 +102,11 @@ export class QueryEngine {
   }
 
   /** A connection for the parquet writer (day-files.ts), closed by the caller. */
+  /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
+  invalidateDays(siteId: number, from: string, to: string): Promise<void> {
+    return this.options.dayFiles.invalidate(siteId, daysBetween(from, to));
+  }
+
   connect(): Promise<DuckDBConnection> {
     return this.db.connect();
   }

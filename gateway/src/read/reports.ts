@@ -33,6 +33,7 @@ export const windowEcho = (w: ReadWindow) => ({
   from: w.from,
   to: w.to,
   ...(w.hours === null ? {} : { hours: w.hours, ...isoStart(w.current) }),
+  ...(w.timeZone === undefined ? {} : { time_zone: w.timeZone, start: new Date(w.startMs).toISOString() }),
 });
 
 const echo = (siteId: number, actor: ActorChoice, w: ReadWindow) => ({ site_id: siteId, actor, ...windowEcho(w) });
@@ -49,12 +50,13 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorCho
   const current = zeroCounts();
   const previous = zeroCounts();
   for (const [bucket, counts] of both) addCounts(bucket >= w.startMs ? current : previous, counts, counts.visitors);
-  const perBucket = hours ?? both;
+  // A zoned window read hours: a daily series folds them into its local days.
+  const perBucket = hours ?? (grain === "day" && w.dayStarts !== undefined ? foldInto(both, buckets) : both);
   // Visitors are exact per day for one actor and for `all` alike (its own all-actor counter, rollup-state.ts),
   // except on days the site went past its visitor budget (lanes/state-budget.ts): an upper bound there. An
   // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too;
   // so does `humans`, summed over its two actors.
-  const inferred = inferredDays.length > 0 || w.hours !== null || actor === "humans";
+  const inferred = inferredDays.length > 0 || w.hours !== null || actor === "humans" || w.timeZone !== undefined;
   const basis: Derived["basis"] = inferred ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
@@ -74,6 +76,19 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorCho
     granularity: grain,
     series: buckets.map((t) => ({ bucket: new Date(t).toISOString(), ...(perBucket.get(t) ?? zeroCounts()) })),
   };
+}
+
+/** Sums hour buckets into the buckets starting at `starts` (ascending); hours before the first are left out. */
+function foldInto(hours: ReadonlyMap<number, Counts>, starts: readonly number[]): Map<number, Counts> {
+  const out = new Map<number, Counts>();
+  for (const [hour, counts] of hours) {
+    let i = starts.length - 1;
+    while (i >= 0 && starts[i]! > hour) i--;
+    if (i < 0) continue;
+    const into = out.get(starts[i]!) ?? zeroCounts();
+    out.set(starts[i]!, addCounts(into, counts, counts.visitors));
+  }
+  return out;
 }
 
 // What an empty value means in each dimension (rollup-state.ts stores a missing value as "").

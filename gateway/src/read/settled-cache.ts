@@ -61,6 +61,12 @@ export class SettledCache {
     return this.entries.size;
   }
 
+  /** Drops every entry of one site (its keys' second field is the site id): a history import changed its settled days. */
+  forgetSite(siteId: number): void {
+    const id = String(siteId);
+    for (const key of [...this.entries.keys()]) if (key.split("|")[1] === id) this.drop(key);
+  }
+
   private drop(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
@@ -77,9 +83,14 @@ export class SettledCache {
 }
 
 /** Splits a window into its settled days and its live days (today, and yesterday until 00:15), either may be empty. */
-export function splitSettled(range: DayRange, nowMs: number): { settled: DayRange | null; live: DayRange | null } {
+/** ms at 00:00 UTC of the first live day: today, or yesterday until 00:15 UTC. Every day before it is settled. */
+export function firstLiveDayMs(nowMs: number): number {
   const today = nowMs - (nowMs % DAY_MS);
-  const firstLiveMs = nowMs - today >= SETTLE_MARGIN_MS ? today : today - DAY_MS;
+  return nowMs - today >= SETTLE_MARGIN_MS ? today : today - DAY_MS;
+}
+
+export function splitSettled(range: DayRange, nowMs: number): { settled: DayRange | null; live: DayRange | null } {
+  const firstLiveMs = firstLiveDayMs(nowMs);
   const lastSettled = isoDay(firstLiveMs - DAY_MS);
   const firstLive = isoDay(firstLiveMs);
   return {

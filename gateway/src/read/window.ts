@@ -5,7 +5,7 @@ import type { ActorChoice, ActorLabel } from "../api-schema/common.ts";
 import { ACTORS, DEFAULT_DAYS, HUMAN_ACTORS } from "../api-schema/common.ts";
 import { EVERY_ACTOR } from "../rollups/rollup-state.ts";
 import { ApiError } from "../errors.ts";
-import { DAY_MS, HOUR_MS } from "@svc/core";
+import { DAY_MS, DEFAULT_TIME_ZONE, HOUR_MS, addDays, zonedDay, zonedDayStart } from "@svc/core";
 
 
 export interface DayRange {
@@ -40,6 +40,13 @@ export interface ReadWindow extends DayRange {
   /** ms at the start of the first bucket (00:00 UTC of the first day, or the first hour), and of the current hour. */
   readonly startMs: number;
   readonly currentHourMs: number;
+  /**
+   * The site's zone when its days are not UTC days: `from`, `to` and `previous` are then local days, read from
+   * hour buckets (zonedWindow). Absent for UTC.
+   */
+  readonly timeZone?: string;
+  /** A zoned days window's bucket starts of its local days (each the UTC hour holding the local midnight). */
+  readonly dayStarts?: readonly number[];
 }
 
 export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
@@ -79,6 +86,42 @@ export function readWindow(nowMs: number, days: number, actor: ActorChoice): Rea
   };
 }
 
+const hourOf = (ms: number): number => ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS);
+
+/**
+ * `days` local days of `timeZone` ending today there, and the `days` days before them, from the hourly rollups
+ * (the daily ones hold UTC days). Whole-hour zones are exact for every count; in a half-hour or 45-minute zone
+ * (Asia/Kolkata, America/St_Johns, Asia/Kathmandu) each local day is read from the UTC hour holding its
+ * midnight, so its first bucket also holds the last 30 (or 15, 45) minutes of the day before. Visitors are
+ * distinct per hour and summed (an upper bound, `inferred`), as for an hours window: visitor identity is a UTC
+ * day, and a local day holds parts of two.
+ */
+export function zonedWindow(nowMs: number, days: number, actor: ActorLabel | "all", timeZone: string): ReadWindow {
+  const today = zonedDay(nowMs, timeZone);
+  const first = addDays(today, -(days - 1));
+  const previousFirst = addDays(first, -days);
+  const dayStart = (day: string): number => hourOf(zonedDayStart(day, timeZone).getTime());
+  const startMs = dayStart(first);
+  const priorFromMs = dayStart(previousFirst);
+  const currentHourMs = hourOf(nowMs);
+  const dayStarts: number[] = [];
+  for (let d = first; d <= today; d = addDays(d, 1)) dayStarts.push(dayStart(d));
+  return {
+    days,
+    hours: null,
+    from: first,
+    to: today,
+    previous: { from: previousFirst, to: addDays(first, -1) },
+    current: { grain: "hour", fromMs: startMs, toMs: currentHourMs },
+    prior: { grain: "hour", fromMs: priorFromMs, toMs: startMs - HOUR_MS },
+    ...actorsOf(actor),
+    startMs,
+    currentHourMs,
+    timeZone,
+    dayStarts,
+  };
+}
+
 /**
  * The current hour and the `hours − 1` before it, and the `hours` hours before those. Hour buckets are the
  * finest the rollups keep, so "the last 24 hours" at 14:20 runs from 15:00 yesterday through 14:20 today.
@@ -101,12 +144,17 @@ export function hoursWindow(nowMs: number, hours: number, actor: ActorChoice): R
   };
 }
 
-/** The window a read route's decoded query asks for: `hours` or `days` (never both), else the default days. */
-export function queryWindow(nowMs: number, q: { readonly days?: number; readonly hours?: number }, actor: ActorChoice): ReadWindow {
+/**
+ * The window a read route's decoded query asks for: `hours` or `days` (never both), else the default days.
+ * Days follow the site's time zone (zonedWindow) unless it is UTC.
+ */
+export function queryWindow(nowMs: number, q: { readonly days?: number; readonly hours?: number }, actor: ActorChoice, timeZone: string = DEFAULT_TIME_ZONE): ReadWindow {
   if (q.days !== undefined && q.hours !== undefined) {
     throw new ApiError("invalid_query", "invalid query", [{ path: "hours", message: "give days or hours, not both" }]);
   }
-  return q.hours !== undefined ? hoursWindow(nowMs, q.hours, actor) : readWindow(nowMs, q.days ?? DEFAULT_DAYS, actor);
+  if (q.hours !== undefined) return hoursWindow(nowMs, q.hours, actor);
+  const days = q.days ?? DEFAULT_DAYS;
+  return timeZone === DEFAULT_TIME_ZONE ? readWindow(nowMs, days, actor) : zonedWindow(nowMs, days, actor, timeZone);
 }
 
 /** The whole span the window and its previous window cover together (one query reads both). */
@@ -116,8 +164,9 @@ export function bothSpans(w: ReadWindow): Span {
     : { grain: "day", from: w.previous.from, to: w.to };
 }
 
-/** Every bucket start of the window, in order: days through today, or hours through the current hour. */
+/** Every bucket start of the window, in order: days through today (local days when zoned), or hours through the current hour. */
 export function windowBuckets(window: ReadWindow, grain: "hour" | "day"): number[] {
+  if (grain === "day" && window.dayStarts !== undefined) return [...window.dayStarts];
   const step = grain === "hour" ? HOUR_MS : DAY_MS;
   const last = grain === "hour" ? window.currentHourMs : Date.parse(`${window.to}T00:00:00Z`);
   const out: number[] = [];

@@ -109,6 +109,11 @@ async function upsert(client: pg.PoolClient, deltas: readonly RollupDelta[]): Pr
   if (hourly.length > 0 || daily.length > 0) await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly, daily) });
 }
 
+/** Adds `deltas` to both rollup tables inside the caller's transaction (the history import's). */
+export function addRollups(client: pg.PoolClient, deltas: readonly RollupDelta[]): Promise<void> {
+  return upsert(client, deltas);
+}
+
 /** Upserts `deltas` in halves, each under a savepoint, leaving out (and returning) the ones the database refuses. */
 async function upsertIsolated(client: pg.PoolClient, deltas: readonly RollupDelta[]): Promise<RefusedRollup[]> {
   const result = await bisectWrite(deltas, async (part) => {

@@ -10,11 +10,13 @@ import type { OperationRoutes } from "./operation-routes.ts";
 export interface ReadRouteDeps {
   readonly pool: pg.Pool;
   readonly clock: Clock;
+  /** The settled-days cache (shared so a history import can drop a site from it); a fresh one when absent. */
+  readonly cache?: SettledCache;
 }
 
 export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
   const { pool, clock } = deps;
-  const src: RollupSource = { pool, cache: new SettledCache(clock.now), now: clock.now };
+  const src: RollupSource = { pool, cache: deps.cache ?? new SettledCache(clock.now), now: clock.now };
   const readsRollups = { readsRollups: true };
   routes
     .site("GET /api/sites/{id}/stats", async ({ site, query, window }) => {

@@ -69,7 +69,7 @@ export function siteScoped<K extends SiteOperationKey>(
       site,
       query: decodedQuery,
       body: decodedBody,
-      window: (actor) => queryWindow(scope.clock.now(), span, actor),
+      window: (actor) => queryWindow(scope.clock.now(), span, actor, site.time_zone),
     });
   };
 }

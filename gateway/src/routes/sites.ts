@@ -23,7 +23,7 @@ export interface SiteRouteDeps {
 
 const toSite = (s: SiteRecord, hitToken?: string): typeof Site.Type => {
   const d = describeSite(s);
-  const site = { id: d.id, domain: d.domain, name: d.name, team_id: d.team_id, retention_days: d.retention_days, created_at: d.created_at, hit_token_set: d.hit_token_set };
+  const site = { id: d.id, domain: d.domain, name: d.name, team_id: d.team_id, retention_days: d.retention_days, created_at: d.created_at, time_zone: d.time_zone, hit_token_set: d.hit_token_set };
   return hitToken === undefined ? site : { ...site, hit_token: hitToken };
 };
 
@@ -37,7 +37,7 @@ async function applyHitToken(pool: pg.Pool, site: SiteRecord, wanted: boolean | 
 }
 
 // StorageError kinds → the field they are about, for a 400 that names it.
-const FIELD_OF = { invalid_domain: "domain", invalid_retention: "retention_days", invalid_name: "name" } as const;
+const FIELD_OF = { invalid_domain: "domain", invalid_retention: "retention_days", invalid_name: "name", invalid_time_zone: "time_zone" } as const;
 
 function storageToApi(error: unknown): never {
   if (!isStorageError(error)) throw error;
@@ -68,7 +68,7 @@ export function siteRoutes(routes: OperationRoutes, deps: SiteRouteDeps): void {
     .site("PATCH /api/sites/{id}", async ({ site, body }) => {
       const { hit_token, ...patch } = body;
       if (Object.keys(patch).length === 0 && hit_token === undefined) {
-        throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days, hit_token" }]);
+        throw new ApiError("invalid_body", "invalid body", [{ path: "", message: "must change at least one of domain, name, retention_days, time_zone, hit_token" }]);
       }
       const changed = await updateSite(pool, site.id, patch).catch(storageToApi);
       const { site: updated, token } = await applyHitToken(pool, changed, hit_token);

@@ -1,6 +1,7 @@
 // The rules for a site's fields, before anything is stored: the canonical domain, the name's length and the
 // retention bounds. A value that breaks one is a StorageError the CLI and the sites API show as it is.
 import { domainToASCII } from "node:url";
+import { canonicalTimeZone } from "@svc/core";
 import { StorageError } from "../storage/storage-error.ts";
 
 // 395 days = 13 months: a full year plus the same month of the previous year, for year-over-year views.
@@ -66,4 +67,11 @@ export function checkName(name: string | null | undefined): string | null {
   const trimmed = name.trim();
   if (trimmed.length > MAX_NAME_LENGTH) throw new StorageError("invalid_name", `name is longer than ${MAX_NAME_LENGTH} characters`);
   return trimmed === "" ? null : trimmed;
+}
+
+/** The stored spelling of an IANA time zone (core's canonicalTimeZone), or a StorageError naming what was given. */
+export function checkTimeZone(zone: string): string {
+  const canonical = canonicalTimeZone(zone);
+  if (canonical === null) throw new StorageError("invalid_time_zone", `unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Berlin, America/New_York or UTC`);
+  return canonical;
 }

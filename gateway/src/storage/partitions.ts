@@ -48,6 +48,19 @@ export async function ensureMonthlyPartitions(pool: pg.Pool, nowMs: number, mont
   return created;
 }
 
+/** Makes sure the partitions of every UTC month from `fromMs` to `toMs` exist (a history import's months). */
+export async function ensurePartitionsBetween(pool: pg.Pool, fromMs: number, toMs: number): Promise<string[]> {
+  const created: string[] = [];
+  const from = new Date(fromMs);
+  for (let p = partitionFor("events", from.getUTCFullYear(), from.getUTCMonth()); p.fromMs <= toMs; p = partitionFor("events", new Date(p.toMs).getUTCFullYear(), new Date(p.toMs).getUTCMonth())) {
+    for (const table of PARTITIONED_TABLES) {
+      const partition = partitionFor(table, new Date(p.fromMs).getUTCFullYear(), new Date(p.fromMs).getUTCMonth());
+      if (await ensurePartition(pool, partition)) created.push(partition.name);
+    }
+  }
+  return created;
+}
+
 /** Rows that fell outside every monthly partition (the maintenance fiber and /healthz report them). */
 export async function countDefaultPartitionRows(pool: pg.Pool): Promise<{ events: number; hits: number }> {
   const result = await pool.query<{ events: number; hits: number }>(

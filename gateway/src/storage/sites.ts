@@ -1,7 +1,8 @@
 // Sites: the domains a gateway accepts data for (the table `sites`). The rules for the fields are in
 // sites/site-fields.ts, the change channel in site-changes.ts.
 import type pg from "pg";
-import { DEFAULT_RETENTION_DAYS, checkDomain, checkName, checkRetention, normaliseDomain } from "../sites/site-fields.ts";
+import { DEFAULT_TIME_ZONE } from "@svc/core";
+import { DEFAULT_RETENTION_DAYS, checkDomain, checkName, checkRetention, checkTimeZone, normaliseDomain } from "../sites/site-fields.ts";
 import { StorageError } from "./storage-error.ts";
 
 export interface SiteRecord {
@@ -12,6 +13,8 @@ export interface SiteRecord {
   retention_days: number;
   /** ISO 8601, UTC. */
   created_at: string;
+  /** IANA zone its reports' days follow (sql/014); visitor hashes still rotate at 00:00 UTC. */
+  time_zone: string;
   /** SHA-256 of the site's hit token (sql/011); null when /api/hit needs none. Never printed: see `describeSite`. */
   hit_token_hash: Buffer | null;
 }
@@ -29,10 +32,11 @@ interface SiteRow {
   team_id: number;
   retention_days: number;
   created_at: Date;
+  time_zone: string;
   hit_token_hash: Buffer | null;
 }
 
-const SITE_COLUMNS = "id, domain, name, team_id, retention_days, created_at, hit_token_hash";
+const SITE_COLUMNS = "id, domain, name, team_id, retention_days, created_at, time_zone, hit_token_hash";
 
 function toRecord(row: SiteRow): SiteRecord {
   return { ...row, created_at: row.created_at.toISOString() };
@@ -64,16 +68,17 @@ export async function findSiteById(pool: pg.Pool, id: number): Promise<SiteRecor
 
 export async function addSite(
   pool: pg.Pool,
-  input: { domain: string; name?: string | null; retention_days?: number; team_id?: number },
+  input: { domain: string; name?: string | null; retention_days?: number; team_id?: number; time_zone?: string },
 ): Promise<SiteRecord> {
   const domain = checkDomain(input.domain);
+  const timeZone = checkTimeZone(input.time_zone ?? DEFAULT_TIME_ZONE);
   const retention = checkRetention(input.retention_days ?? DEFAULT_RETENTION_DAYS);
   const name = checkName(input.name);
   const teamId = input.team_id ?? 1;
   try {
     const result = await pool.query<SiteRow>(
-      `insert into sites (domain, name, retention_days, team_id) values ($1, $2, $3, $4) returning ${SITE_COLUMNS}`,
-      [domain, name, retention, teamId],
+      `insert into sites (domain, name, retention_days, team_id, time_zone) values ($1, $2, $3, $4, $5) returning ${SITE_COLUMNS}`,
+      [domain, name, retention, teamId, timeZone],
     );
     return toRecord(result.rows[0]!);
   } catch (error) {
@@ -84,7 +89,7 @@ export async function addSite(
 export async function updateSite(
   pool: pg.Pool,
   id: number,
-  patch: { domain?: string; name?: string | null; retention_days?: number },
+  patch: { domain?: string; name?: string | null; retention_days?: number; time_zone?: string },
 ): Promise<SiteRecord> {
   const sets: string[] = [];
   const values: unknown[] = [];
@@ -101,6 +106,10 @@ export async function updateSite(
   if (patch.retention_days !== undefined) {
     values.push(checkRetention(patch.retention_days));
     sets.push(`retention_days = $${values.length}`);
+  }
+  if (patch.time_zone !== undefined) {
+    values.push(checkTimeZone(patch.time_zone));
+    sets.push(`time_zone = $${values.length}`);
   }
   const notFound = (): StorageError => new StorageError("not_found", `no site with id ${id}`);
   if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) throw notFound();

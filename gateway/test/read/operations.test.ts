@@ -57,6 +57,11 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/sites": { success: 200 },
   "POST /api/sites": { success: 201, body: () => ({ domain: `s${unique()}.example` }) },
   "PATCH /api/sites/{id}": { success: 200, body: () => ({ name: `n${unique()}` }) },
+  "POST /api/sites/{id}/import": {
+    success: 200,
+    headers: { "content-type": "application/x-ndjson" },
+    body: () => `${JSON.stringify({ timestamp: new Date(Date.now() - 3 * 86_400_000).toISOString(), name: "pageview", visitor: unique() })}\n`,
+  },
   "GET /api/sites/{id}/goals": { success: 200, query: "days=7" },
   "POST /api/sites/{id}/goals": { success: 201, body: () => ({ name: `g${unique()}` }) },
   "DELETE /api/sites/{id}/goals/{goalId}": { success: 204, params: newGoal },
@@ -182,6 +187,15 @@ describe.each(OPERATIONS.map((op) => ({ key: operationKey(op), op })))("$key", (
     it("413 for a body over the limit, before it is read whole", async () => {
       const body = JSON.stringify({ pad: "x".repeat(BODY_LIMIT) });
       expectDocumented(op, await send(op, { headers: credentialFor(op), body }), 413);
+    });
+  }
+
+  if (op.lines !== undefined) {
+    it("415 for a body that is not NDJSON; bad lines are reported, never a 4xx or a 500", async () => {
+      expectDocumented(op, await send(op, { headers: { ...credentialFor(op), "content-type": "application/json" } }), 415);
+      const reply = await send(op, { headers: credentialFor(op), body: '{\n42\nnull\n{"timestamp": 5}\n' });
+      expectDocumented(op, reply, fixture(op).success);
+      expect(reply.json).toMatchObject({ status: "empty", imported: 0, refused: 4 });
     });
   }
 

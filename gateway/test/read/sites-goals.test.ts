@@ -41,6 +41,10 @@ describe("sites", () => {
     [{ domain: "ok.example", retention_days: 3661 }, "retention_days"],
     [{ domain: "ok.example", name: "x".repeat(201) }, "name"],
     [{ domain: "ok.example", nmae: "typo" }, "nmae"],
+    [{ domain: "ok.example", time_zone: "Mars/Olympus_Mons" }, "time_zone"],
+    [{ domain: "ok.example", time_zone: "+05:30" }, "time_zone"],
+    [{ domain: "ok.example", time_zone: 5.5 }, "time_zone"],
+    [{ domain: "ok.example", time_zone: "" }, "time_zone"],
     [[], ""],
   ])("POST %j → 400 naming %s", async (body, path) => {
     const r = await req("POST", "/api/sites", body);
@@ -71,6 +75,18 @@ describe("sites", () => {
     expect(invalid.json.details).toEqual([{ path: "domain", message: expect.stringContaining("not a valid domain") }]);
     expect((await req("PATCH", `/api/sites/${site.id}`, {})).status).toBe(400);
     expect((await req("PATCH", `/api/sites/${site.id}`, { retention_days: "30" })).status).toBe(400);
+  });
+
+  it("time_zone: UTC by default, set on POST and PATCH in the list's spelling; an unknown zone is a 400 that says what to use", async () => {
+    expect((await req("POST", "/api/sites", { domain: "utc.example" })).json).toMatchObject({ time_zone: "UTC" });
+    const zoned = await req("POST", "/api/sites", { domain: "zoned.example", time_zone: "australia/lord_howe" });
+    expect(zoned).toMatchObject({ status: 201, json: { time_zone: "Australia/Lord_Howe" } });
+    const patched = await req("PATCH", "/api/sites/zoned.example", { time_zone: "America/St_Johns" });
+    expect(patched).toMatchObject({ status: 200, json: { time_zone: "America/St_Johns" } });
+    expect((await req("GET", "/api/sites")).json.sites.find((s: any) => s.domain === "zoned.example")).toMatchObject({ time_zone: "America/St_Johns" });
+    const unknown = await req("PATCH", "/api/sites/zoned.example", { time_zone: "Europe/Atlantis" });
+    expect(unknown).toMatchObject({ status: 400, json: { error: "invalid body" } });
+    expect(unknown.json.details).toEqual([{ path: "time_zone", message: expect.stringMatching(/unknown time zone "Europe\/Atlantis": use an IANA name/) }]);
   });
 
   it("a domain change makes ingest for the old domain 404 at once and the new one 202", async () => {

@@ -25,7 +25,7 @@ describe("operator CLI", () => {
   it("adds sites, lists them as a table and as JSON, and renames one", async () => {
     const added = await runCli(["site", "add", "HTTPS://Shop.Example.com/cart", "--retention", "90", "--name", "Shop"], env);
     expect(added).toMatchObject({ code: 0, stderr: "" });
-    expect(added.stdout).toMatch(/^added site (\d+): shop\.example\.com \(retention 90 days\)\n$/);
+    expect(added.stdout).toMatch(/^added site (\d+): shop\.example\.com \(retention 90 days, time zone UTC\)\n$/);
     const id = Number(/site (\d+)/.exec(added.stdout)![1]);
 
     const second = await runCli(["site", "add", "blog.example.com", "--json"], env);
@@ -35,8 +35,8 @@ describe("operator CLI", () => {
     const table = await runCli(["site", "list"], env);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+DOMAIN\s+NAME\s+RETENTION\s+HIT TOKEN\s+CREATED$/);
-    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+shop\\.example\\.com\\s+Shop\\s+90 days\\s+no\\s+\\d{4}-\\d{2}-\\d{2}$`));
+    expect(lines[0]).toMatch(/^ID\s+DOMAIN\s+NAME\s+RETENTION\s+TIME ZONE\s+HIT TOKEN\s+CREATED$/);
+    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+shop\\.example\\.com\\s+Shop\\s+90 days\\s+UTC\\s+no\\s+\\d{4}-\\d{2}-\\d{2}$`));
     expect(lines[2]).toMatch(/blog\.example\.com\s+-\s+395 days/);
     // Aligned: every row starts its DOMAIN column at the same place.
     expect(new Set(lines.map((l) => l.search(/shop|blog|DOMAIN/))).size).toBe(1);
@@ -48,6 +48,22 @@ describe("operator CLI", () => {
     expect(renamed).toMatchObject({ code: 0, stdout: `site ${id} is now store.example.com\n` });
     expect(await findSiteById(db.pool, id)).toMatchObject({ domain: "store.example.com", retention_days: 90 });
     // Five CLI processes in a row; each tsx start takes 0.5–2 s on the shared 2-core machine.
+  }, 60_000);
+
+  it("sets a site's time zone on add and with site time-zone, in the list's spelling; an unknown zone is one line, exit 2", async () => {
+    const added = await runCli(["site", "add", "zoned.example", "--time-zone", "asia/kolkata", "--json"], env);
+    expect(added.code).toBe(0);
+    const site = JSON.parse(added.stdout);
+    expect(site.time_zone.toLowerCase()).toBe("asia/kolkata");
+    const changed = await runCli(["site", "time-zone", String(site.id), "america/st_johns"], env);
+    expect(changed).toMatchObject({ code: 0, stdout: `site ${site.id}: reports follow America/St_Johns\n` });
+    expect(await findSiteById(db.pool, site.id)).toMatchObject({ time_zone: "America/St_Johns" });
+    for (const args of [["site", "add", "nozone.example", "--time-zone", "Mars/Olympus"], ["site", "time-zone", String(site.id), "+05:30"]]) {
+      const bad = await runCli(args, env);
+      expect(bad.code).toBe(2);
+      expectOneLineError(bad.stderr);
+      expect(bad.stderr).toMatch(/unknown time zone/);
+    }
   }, 60_000);
 
   it("site token makes a hit token shown once (only its hash is stored), and --clear removes it", async () => {
