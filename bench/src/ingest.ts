@@ -1,11 +1,19 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
+//
+// `--ceiling` first drives the same scenario, same driver, same duration against a bare uWebSockets.js app
+// (ceiling-server.ts) and prints both rates and their ratio on one line: absolute rates vary 2.5× between
+// machines and minutes here, the ratio of one run much less. `--against other/gateway/dist/main.mjs` also runs
+// another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
+// `--rounds` rounds: an A/B in one run.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
+import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { driveScenario } from "./load.ts";
@@ -16,6 +24,9 @@ const { values: args } = parseArgs({
     duration: { type: "string", default: "60" },
     connections: { type: "string", default: "64" },
     http: { type: "string", default: "uws" },
+    ceiling: { type: "boolean", default: false },
+    against: { type: "string" },
+    rounds: { type: "string", default: "1" },
     "k6-scenario": { type: "string" },
   },
 });
@@ -28,6 +39,7 @@ if (args["k6-scenario"]) {
 }
 const duration = Number(args.duration);
 const connections = Number(args.connections);
+const rounds = Number(args.rounds);
 
 
 function procStats(pid: number): { rssMb: number; cpuS: number } | null {
@@ -42,7 +54,23 @@ function procStats(pid: number): { rssMb: number; cpuS: number } | null {
   }
 }
 
-async function main(): Promise<void> {
+/** The bare uWebSockets.js app under the same load: what the HTTP stack alone answers on this machine. */
+async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/src/ceiling-server.ts"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = "";
+    child.stdout.on("data", (c: Buffer) => {
+      const m = /"port":(\d+)/.exec((buffer += c.toString()));
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the ceiling server exited (${code}) before listening`)));
+  });
+  const load = await driveScenario(port, scenario, duration, connections);
+  child.kill("SIGTERM");
+  return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
+}
+
+async function gateway(bundle?: string): Promise<Record<string, unknown> & { events_per_s: number; p99_ms: number }> {
   const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   // The scenario replays 4,000 requests: at full load each of its ~2,000 client addresses sends ~8 events/s
@@ -50,7 +78,7 @@ async function main(): Promise<void> {
   // still run, at their maximum rates, so their cost stays in the figures.
   const gw = await launchGateway({
     DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000",
-  });
+  }, { bundle });
   const pid = gw.child.pid!;
   let rssPeak = 0;
   let cpu = 0;
@@ -62,7 +90,6 @@ async function main(): Promise<void> {
     }
   }, 250);
 
-  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
   const load = await driveScenario(gw.port, scenario, duration, connections);
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // /healthz shows its counters only to a credential.
@@ -81,7 +108,8 @@ async function main(): Promise<void> {
   const stored = rows[0].n as number;
   await db.dispose();
 
-  const figures = {
+  return {
+    gateway: bundle ?? "this checkout",
     duration_s: duration,
     connections,
     transport: args.http,
@@ -101,8 +129,36 @@ async function main(): Promise<void> {
     writer_rows_per_submission: Math.round((10 * health.writer.rows) / Math.max(1, health.writer.submissions)) / 10,
     gateway_memory_mb_at_end: health.memory_mb,
     rollup_keys_per_flush: Math.round(health.rollups.keys / Math.max(1, health.rollups.flushes)),
+    gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
   };
-  console.log(JSON.stringify(figures));
+}
+
+const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
+const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
+
+async function main(): Promise<void> {
+  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests${args.ceiling ? ", ceiling first" : ""}${args.against ? `, against ${args.against}` : ""}`);
+  const results = [];
+  for (let round = 0; round < rounds; round++) {
+    const top = args.ceiling ? await ceiling() : undefined;
+    // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
+    const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
+    const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
+    for (const which of order) runs[which] = await gateway(which === "this" ? undefined : args.against);
+    const self = runs["this"]!;
+    const other = runs["against"];
+    const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    const parts = [
+      top ? `ceiling ${rate(top.events_per_s)}` : null,
+      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event, lost ${String(self.lost)})`,
+      top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}` : null,
+      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${String(other.lost)})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
+      `load ${load}`,
+    ];
+    console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
+    results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
+  }
+  console.log(JSON.stringify(results.length === 1 ? results[0] : results));
 }
 
 main().catch((error) => {
