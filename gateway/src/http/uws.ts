@@ -1,8 +1,20 @@
 import uWS from "uWebSockets.js";
 import { BODY_METHODS, dispatch, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
-function parseTarget(url: string, query: string): { path: string; query: URLSearchParams } {
-  return { path: url, query: new URLSearchParams(query) };
+/** A request as the router sees it; the query string is parsed only when a route reads it (ingest never does). */
+class UwsRequest implements HttpRequest {
+  private parsedQuery: URLSearchParams | null = null;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly remoteAddress: string,
+    readonly body: Buffer | null,
+  ) {}
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
 }
 
 export const uwsTransport: HttpTransport = {
@@ -25,7 +37,8 @@ export const uwsTransport: HttpTransport = {
       req.forEach((k, v) => {
         headers[k] = v;
       });
-      const target = parseTarget(req.getUrl(), req.getQuery() ?? "");
+      const path = req.getUrl();
+      const rawQuery = req.getQuery() ?? "";
       const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
       let aborted = false;
       inFlight++;
@@ -96,8 +109,7 @@ export const uwsTransport: HttpTransport = {
       };
 
       const run = (body: Buffer | null) => {
-        const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body };
-        dispatch(options, request, (r) => send(r));
+        dispatch(options, new UwsRequest(method, path, rawQuery, headers, remoteAddress, body), send);
       };
 
       if (closing) return send(options.closing(), true);

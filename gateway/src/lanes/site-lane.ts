@@ -18,13 +18,13 @@ import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
 import { markVisitorBudgetDay } from "../storage/budget-days.ts";
 
-export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
-export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
-
-/** An enriched row waiting for its time stamp and visitor hash. */
+/**
+ * An enriched row waiting for its site, time stamp and visitor hash: `row` holds every column already (those
+ * three as placeholders the lane overwrites), so rows keep one object shape from enrichment to COPY.
+ */
 export type PendingRow =
-  | { readonly kind: "event"; ip: string; readonly ua: string; readonly fields: EventFields }
-  | { readonly kind: "hit"; ip: string; readonly ua: string; readonly requestedTs: number | null; readonly fields: HitFields };
+  | { readonly kind: "event"; ip: string; readonly ua: string; readonly row: EventRow & { readonly kind: "event" } }
+  | { readonly kind: "hit"; ip: string; readonly ua: string; readonly requestedTs: number | null; readonly row: HitRow & { readonly kind: "hit" } };
 
 export interface IngestMessage {
   readonly rows: PendingRow[];
@@ -253,21 +253,27 @@ export class SiteLane {
       for (const pending of message.rows) {
         const visitor_hash = visitorHash(salt, this.siteId, pending.ip, pending.ua);
         pending.ip = "";
-        // The enriched fields object becomes the row itself: no copy per row on the hot path.
+        // The enriched row is stamped in place: no copy per row on the hot path.
         if (pending.kind === "event") {
-          const row = Object.assign(pending.fields, { site_id: this.siteId, ts: now, visitor_hash }) as EventRow;
+          const row = pending.row;
+          row.site_id = this.siteId;
+          row.ts = now;
+          row.visitor_hash = visitor_hash;
           const key = visitor_hash.toString("latin1");
           visits.attribute(row, key);
           events.push(row);
-          state.observe(Object.assign(row, { kind: "event" as const }), rollups, key);
+          state.observe(row, rollups, key);
         } else {
           // A middleware's own timestamp is kept when it lies in the current hour (it batches for
           // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
           const t = pending.requestedTs;
           const ts = t !== null && t >= hourStart && t <= now ? t : now;
-          const row = Object.assign(pending.fields, { site_id: this.siteId, ts, visitor_hash }) as HitRow;
+          const row = pending.row;
+          row.site_id = this.siteId;
+          row.ts = ts;
+          row.visitor_hash = visitor_hash;
           hits.push(row);
-          state.observe(Object.assign(row, { kind: "hit" as const }), rollups);
+          state.observe(row, rollups);
         }
       }
       ends.push(events.length, hits.length);
