@@ -92,6 +92,10 @@ async function gateway(bundle?: string): Promise<Record<string, unknown> & { eve
 
   const load = await driveScenario(gw.port, scenario, duration, connections);
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
+  // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
+  // (opened at its boot, so nearly all of it is the run's). Only when the server runs on this machine.
+  const backends = await db.pool.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+  const postgresCpu = backends.rows.reduce((sum, r) => sum + (procStats(r.pid)?.cpuS ?? 0), 0);
   // /healthz shows its counters only to a credential.
   const login = await fetch(`http://127.0.0.1:${gw.port}/api/auth/login`, {
     method: "POST",
@@ -130,6 +134,8 @@ async function gateway(bundle?: string): Promise<Record<string, unknown> & { eve
     gateway_memory_mb_at_end: health.memory_mb,
     rollup_keys_per_flush: Math.round(health.rollups.keys / Math.max(1, health.rollups.flushes)),
     gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
+    postgres_cpu_s: Math.round(postgresCpu * 10) / 10,
+    postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
   };
 }
 
@@ -150,7 +156,7 @@ async function main(): Promise<void> {
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     const parts = [
       top ? `ceiling ${rate(top.events_per_s)}` : null,
-      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event, lost ${String(self.lost)})`,
+      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${String(self.postgres_us_per_event)}, RSS ${String(self.gateway_rss_mb_peak)} MB, lost ${String(self.lost)})`,
       top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}` : null,
       other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${String(other.lost)})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
       `load ${load}`,

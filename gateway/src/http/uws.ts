@@ -127,8 +127,11 @@ export const uwsTransport: HttpTransport = {
           rejected = true;
           return send(options.tooLarge(), true);
         }
-        // The ArrayBuffer is only valid during this callback: copy it (once).
-        chunks.push(Buffer.from(ab.slice(0)));
+        // The ArrayBuffer is only valid during this callback: copy it (once), into Node's pooled slab for
+        // small bodies rather than a fresh ArrayBuffer per request (ab.slice: a backing store to allocate and sweep).
+        const copy = Buffer.allocUnsafe(ab.byteLength);
+        copy.set(new Uint8Array(ab));
+        chunks.push(copy);
         if (isLast) run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       });
     });
