@@ -7,7 +7,8 @@
 // (ceiling-server.ts) and prints both rates and their ratio on one line: absolute rates vary 2.5× between
 // machines and minutes here, the ratio of one run much less. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
-// `--rounds` rounds: an A/B in one run.
+// `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
+// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -17,6 +18,8 @@ import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { driveScenario } from "./load.ts";
+import { PERF_HZ, recordStages, STAGES, type Stage } from "./profile-stages.ts";
+import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
 const { values: args } = parseArgs({
@@ -27,6 +30,7 @@ const { values: args } = parseArgs({
     ceiling: { type: "boolean", default: false },
     against: { type: "string" },
     rounds: { type: "string", default: "1" },
+    perf: { type: "boolean", default: false },
     "k6-scenario": { type: "string" },
   },
 });
@@ -40,6 +44,10 @@ if (args["k6-scenario"]) {
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const rounds = Number(args.rounds);
+// perf needs named JavaScript frames: V8 writes /tmp/perf-<pid>.map for it.
+if (args.perf) process.env.SVC_NODE_OPTIONS = `${process.env.SVC_NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
+// The profile skips the first and last 2 s of the load (start-up, the last commits).
+const PERF_SKIP_S = 2;
 
 
 function procStats(pid: number): { rssMb: number; cpuS: number } | null {
@@ -70,7 +78,7 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
   return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
 }
 
-async function gateway(bundle?: string): Promise<Record<string, unknown> & { events_per_s: number; p99_ms: number }> {
+async function gateway(bundle?: string) {
   const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   // The scenario replays 4,000 requests: at full load each of its ~2,000 client addresses sends ~8 events/s
@@ -90,7 +98,11 @@ async function gateway(bundle?: string): Promise<Record<string, unknown> & { eve
     }
   }, 250);
 
+  const profile = args.perf
+    ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
+    : null;
   const load = await driveScenario(gw.port, scenario, duration, connections);
+  const samples = await profile;
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
   // (opened at its boot, so nearly all of it is the run's). Only when the server runs on this machine.
@@ -136,7 +148,22 @@ async function gateway(bundle?: string): Promise<Record<string, unknown> & { eve
     gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
     postgres_cpu_s: Math.round(postgresCpu * 10) / 10,
     postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
+    stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
   };
+}
+
+/** µs of gateway CPU per event in each stage: samples / rate over the events of the profiled seconds. */
+function perEvent(samples: Map<Stage, number>, accepted: number): Record<string, number> {
+  const events = (accepted * (duration - 2 * PERF_SKIP_S)) / duration;
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const stage of STAGES) {
+    const us = (1e6 * samples.get(stage)!) / PERF_HZ / Math.max(1, events);
+    out[stage] = Math.round(us * 100) / 100;
+    total += us;
+  }
+  out["total"] = Math.round(total * 100) / 100;
+  return out;
 }
 
 const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
@@ -156,12 +183,17 @@ async function main(): Promise<void> {
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     const parts = [
       top ? `ceiling ${rate(top.events_per_s)}` : null,
-      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${String(self.postgres_us_per_event)}, RSS ${String(self.gateway_rss_mb_peak)} MB, lost ${String(self.lost)})`,
+      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${self.postgres_us_per_event}, RSS ${self.gateway_rss_mb_peak} MB, lost ${self.lost})`,
       top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}` : null,
-      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${String(other.lost)})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
+      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${other.lost})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
       `load ${load}`,
     ];
     console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
+    if (self.stages_us_per_event) {
+      console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
+      for (const stage of [...STAGES, "total"]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
+      console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
+    }
     results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
   }
   console.log(JSON.stringify(results.length === 1 ? results[0] : results));
