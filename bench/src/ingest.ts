@@ -1,14 +1,25 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
+//
+// `--ceiling` first drives the same scenario, same driver, same duration against a bare uWebSockets.js app
+// (ceiling-server.ts) and prints both rates and their ratio on one line: absolute rates vary 2.5× between
+// machines and minutes here, the ratio of one run much less. `--against other/gateway/dist/main.mjs` also runs
+// another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
+// `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
+// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts).
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
+import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { driveScenario } from "./load.ts";
+import { PERF_HZ, recordStages, STAGES, type Stage } from "./profile-stages.ts";
+import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
 const { values: args } = parseArgs({
@@ -16,6 +27,10 @@ const { values: args } = parseArgs({
     duration: { type: "string", default: "60" },
     connections: { type: "string", default: "64" },
     http: { type: "string", default: "uws" },
+    ceiling: { type: "boolean", default: false },
+    against: { type: "string" },
+    rounds: { type: "string", default: "1" },
+    perf: { type: "boolean", default: false },
     "k6-scenario": { type: "string" },
   },
 });
@@ -28,6 +43,11 @@ if (args["k6-scenario"]) {
 }
 const duration = Number(args.duration);
 const connections = Number(args.connections);
+const rounds = Number(args.rounds);
+// perf needs named JavaScript frames: V8 writes /tmp/perf-<pid>.map for it.
+if (args.perf) process.env.SVC_NODE_OPTIONS = `${process.env.SVC_NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
+// The profile skips the first and last 2 s of the load (start-up, the last commits).
+const PERF_SKIP_S = 2;
 
 
 function procStats(pid: number): { rssMb: number; cpuS: number } | null {
@@ -42,7 +62,23 @@ function procStats(pid: number): { rssMb: number; cpuS: number } | null {
   }
 }
 
-async function main(): Promise<void> {
+/** The bare uWebSockets.js app under the same load: what the HTTP stack alone answers on this machine. */
+async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/src/ceiling-server.ts"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = "";
+    child.stdout.on("data", (c: Buffer) => {
+      const m = /"port":(\d+)/.exec((buffer += c.toString()));
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the ceiling server exited (${code}) before listening`)));
+  });
+  const load = await driveScenario(port, scenario, duration, connections);
+  child.kill("SIGTERM");
+  return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
+}
+
+async function gateway(bundle?: string) {
   const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   // The scenario replays 4,000 requests: at full load each of its ~2,000 client addresses sends ~8 events/s
@@ -50,7 +86,7 @@ async function main(): Promise<void> {
   // still run, at their maximum rates, so their cost stays in the figures.
   const gw = await launchGateway({
     DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000",
-  });
+  }, { bundle });
   const pid = gw.child.pid!;
   let rssPeak = 0;
   let cpu = 0;
@@ -62,9 +98,16 @@ async function main(): Promise<void> {
     }
   }, 250);
 
-  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests`);
+  const profile = args.perf
+    ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
+    : null;
   const load = await driveScenario(gw.port, scenario, duration, connections);
+  const samples = await profile;
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
+  // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
+  // (opened at its boot, so nearly all of it is the run's). Only when the server runs on this machine.
+  const backends = await db.pool.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+  const postgresCpu = backends.rows.reduce((sum, r) => sum + (procStats(r.pid)?.cpuS ?? 0), 0);
   // /healthz shows its counters only to a credential.
   const login = await fetch(`http://127.0.0.1:${gw.port}/api/auth/login`, {
     method: "POST",
@@ -81,7 +124,8 @@ async function main(): Promise<void> {
   const stored = rows[0].n as number;
   await db.dispose();
 
-  const figures = {
+  return {
+    gateway: bundle ?? "this checkout",
     duration_s: duration,
     connections,
     transport: args.http,
@@ -101,8 +145,58 @@ async function main(): Promise<void> {
     writer_rows_per_submission: Math.round((10 * health.writer.rows) / Math.max(1, health.writer.submissions)) / 10,
     gateway_memory_mb_at_end: health.memory_mb,
     rollup_keys_per_flush: Math.round(health.rollups.keys / Math.max(1, health.rollups.flushes)),
+    gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
+    postgres_cpu_s: Math.round(postgresCpu * 10) / 10,
+    postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
+    stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
   };
-  console.log(JSON.stringify(figures));
+}
+
+/** µs of gateway CPU per event in each stage: samples / rate over the events of the profiled seconds. */
+function perEvent(samples: Map<Stage, number>, accepted: number): Record<string, number> {
+  const events = (accepted * (duration - 2 * PERF_SKIP_S)) / duration;
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const stage of STAGES) {
+    const us = (1e6 * samples.get(stage)!) / PERF_HZ / Math.max(1, events);
+    out[stage] = Math.round(us * 100) / 100;
+    total += us;
+  }
+  out["total"] = Math.round(total * 100) / 100;
+  return out;
+}
+
+const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
+const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
+
+async function main(): Promise<void> {
+  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests${args.ceiling ? ", ceiling first" : ""}${args.against ? `, against ${args.against}` : ""}`);
+  const results = [];
+  for (let round = 0; round < rounds; round++) {
+    const top = args.ceiling ? await ceiling() : undefined;
+    // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
+    const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
+    const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
+    for (const which of order) runs[which] = await gateway(which === "this" ? undefined : args.against);
+    const self = runs["this"]!;
+    const other = runs["against"];
+    const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    const parts = [
+      top ? `ceiling ${rate(top.events_per_s)}` : null,
+      `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${self.postgres_us_per_event}, RSS ${self.gateway_rss_mb_peak} MB, lost ${self.lost})`,
+      top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}` : null,
+      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${other.lost})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
+      `load ${load}`,
+    ];
+    console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
+    if (self.stages_us_per_event) {
+      console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
+      for (const stage of [...STAGES, "total"]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
+      console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
+    }
+    results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
+  }
+  console.log(JSON.stringify(results.length === 1 ? results[0] : results));
 }
 
 main().catch((error) => {

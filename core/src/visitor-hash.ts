@@ -15,6 +15,15 @@ const scratch = Buffer.allocUnsafe(SALT_BYTES + 4096);
  * An ip that is not an IP literal is hashed as its trimmed lowercase text, so bad input never throws here.
  */
 export function visitorHash(salt: Uint8Array, siteId: number, ip: string, userAgent: string): Buffer {
+  return Buffer.from(visitorHashKey(salt, siteId, ip, userAgent), "latin1");
+}
+
+/**
+ * The same hash as a 32-character latin1 string (one char per byte): the key the site lane's visitor and
+ * visit state are held under, made without the Buffer → string round trip (`Buffer.from(key, "latin1")` is the
+ * stored bytes).
+ */
+export function visitorHashKey(salt: Uint8Array, siteId: number, ip: string, userAgent: string): string {
   if (salt.length !== SALT_BYTES) throw new RangeError(`visitorHash: salt must be ${SALT_BYTES} bytes, got ${salt.length}`);
   if (!Number.isSafeInteger(siteId) || siteId < 0) throw new RangeError("visitorHash: siteId must be a non-negative integer");
   const text = `${siteId}\u0000${canonicalIp(ip) ?? ip.trim().toLowerCase()}\u0000${userAgent}`;
@@ -28,7 +37,7 @@ export function visitorHash(salt: Uint8Array, siteId: number, ip: string, userAg
     scratch.set(salt, 0);
     input = scratch.subarray(0, SALT_BYTES + scratch.write(text, SALT_BYTES, "utf8"));
   } else input = Buffer.concat([salt, Buffer.from(text, "utf8")]);
-  return Buffer.from(hash("sha256", input, "binary"), "binary");
+  return hash("sha256", input, "binary");
 }
 
 /**

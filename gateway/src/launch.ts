@@ -13,16 +13,17 @@ export interface GatewayProcess {
 }
 
 /**
- * `rebuild: false` runs the bundle as it is (a benchmark timing a restart must not time esbuild); `onLine` sees
+ * `rebuild: false` runs the bundle as it is (a benchmark timing a restart must not time esbuild); `bundle` runs
+ * another checkout's bundle as it is (the ingest benchmark's A/B against a previous build); `onLine` sees
  * every output line as it comes, also before the gateway listens (a test waiting on a log line).
  */
 export async function launchGateway(
   env: Record<string, string>,
-  options: { rebuild?: boolean; onLine?: (line: string) => void } = {},
+  options: { rebuild?: boolean; bundle?: string; onLine?: (line: string) => void } = {},
 ): Promise<GatewayProcess> {
   // SVC_NODE_OPTIONS adds node flags to the child only, e.g. "--cpu-prof" to profile a benchmark run.
   const nodeFlags = (process.env.SVC_NODE_OPTIONS ?? "").split(" ").filter(Boolean);
-  const bundle = options.rebuild === false ? GATEWAY_BUNDLE : await bundleGateway();
+  const bundle = options.bundle ?? (options.rebuild === false ? GATEWAY_BUNDLE : await bundleGateway());
   const child = spawn(process.execPath, [...nodeFlags, "--enable-source-maps", bundle], {
     cwd: repoRoot,
     // The "gateway listening" line is at info level: that is how the port is learned.

@@ -53,6 +53,10 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
     expect(pre.headers.get("access-control-allow-methods")).toContain("POST");
     const bad = await post(h.base, "/api/event", "{", { origin: "https://example.com" });
     expect(bad.headers.get("access-control-allow-origin")).toBe("*");
+    // The 202 of the beacon's simple request needs Allow-Origin only (the preflight answers carry the rest).
+    const ok = await post(h.base, "/api/event", JSON.stringify({ d: "example.com", u: "https://example.com/cors" }), { origin: "https://example.com", "content-type": "text/plain" });
+    expect(ok.status).toBe(202);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("*");
   });
 
   it("stores a hit array, with the body's IP and UA, as jsExecuted=false rows", async () => {

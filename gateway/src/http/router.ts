@@ -16,6 +16,8 @@ interface Route {
   readonly handler: RouteHandler;
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 export class Router {
   private readonly routes: Route[] = [];
 
@@ -29,7 +31,23 @@ export class Router {
   }
 
   handler(): HttpHandler {
+    // A path that only literal routes match (`/api/event`, `/api/hit`) is found by one Map lookup on the path as
+    // sent, without splitting it and matching every route (~0.4 µs a request on the ingest routes). Any other
+    // spelling of it (a trailing slash) and every parameterised path take the general loop below.
+    const exact = new Map<string, Route[]>();
+    for (const route of this.routes) {
+      if (!route.segments.every((s) => "literal" in s)) continue;
+      const parts = route.segments.map((s) => (s as { literal: string }).literal);
+      if (this.routes.some((r) => r.segments.some((s) => "param" in s) && sameShape(r.segments, parts))) continue;
+      const path = `/${parts.join("/")}`;
+      exact.set(path, [...(exact.get(path) ?? []), route]);
+    }
     return (req) => {
+      const literal = exact.get(req.path);
+      if (literal !== undefined) {
+        for (const route of literal) if (route.method === req.method) return route.handler(req, NO_PARAMS);
+        throw new ApiError("method_not_allowed", "method not allowed", undefined, { allow: literal.map((r) => r.method).join(", ") });
+      }
       const parts = split(req.path);
       const allowed: string[] = [];
       for (const route of this.routes) {
@@ -42,6 +60,11 @@ export class Router {
       throw new ApiError("not_found");
     };
   }
+}
+
+/** Whether a pattern with parameters would match these literal segments. */
+function sameShape(pattern: readonly Segment[], parts: readonly string[]): boolean {
+  return pattern.length === parts.length && pattern.every((s, i) => !("literal" in s) || s.literal === parts[i]);
 }
 
 function split(path: string): string[] {

@@ -1,8 +1,21 @@
 import uWS from "uWebSockets.js";
 import { BODY_METHODS, BodyStream, dispatch, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
 
-function parseTarget(url: string, query: string): { path: string; query: URLSearchParams } {
-  return { path: url, query: new URLSearchParams(query) };
+/** A request as the router sees it; the query string is parsed only when a route reads it (ingest never does). */
+class UwsRequest implements HttpRequest {
+  private parsedQuery: URLSearchParams | null = null;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly remoteAddress: string,
+    readonly body: Buffer | null,
+    readonly bodyStream: BodyStream | null,
+  ) {}
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
 }
 
 export const uwsTransport: HttpTransport = {
@@ -25,7 +38,8 @@ export const uwsTransport: HttpTransport = {
       req.forEach((k, v) => {
         headers[k] = v;
       });
-      const target = parseTarget(req.getUrl(), req.getQuery() ?? "");
+      const path = req.getUrl();
+      const rawQuery = req.getQuery() ?? "";
       const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
       let aborted = false;
       inFlight++;
@@ -96,15 +110,15 @@ export const uwsTransport: HttpTransport = {
       };
 
       const run = (body: Buffer | null, bodyStream: BodyStream | null = null) => {
-        const request: HttpRequest = { method, path: target.path, query: target.query, headers, remoteAddress, body, bodyStream };
         // An answer given before the reader took the whole body (a 401, a refused import) closes the connection:
         // the rest of the body is never read.
-        dispatch(options, request, (r) => send(r, bodyStream !== null && !bodyStream.consumed));
+        const request = new UwsRequest(method, path, rawQuery, headers, remoteAddress, body, bodyStream);
+        dispatch(options, request, bodyStream === null ? send : (r) => send(r, !bodyStream.consumed));
       };
 
       if (closing) return send(options.closing(), true);
       if (!BODY_METHODS.has(method)) return run(null);
-      if (options.streamsBody?.(method, target.path)) {
+      if (options.streamsBody?.(method, path)) {
         let bodyEnded = false;
         // Never paused on, nor resumed after, the last chunk: resume() re-arms uWS's 10-second idle timeout, which
         // must not run while an import works on its answer (a full-suite run once saw "other side closed" there).
@@ -141,8 +155,11 @@ export const uwsTransport: HttpTransport = {
           rejected = true;
           return send(options.tooLarge(), true);
         }
-        // The ArrayBuffer is only valid during this callback: copy it (once).
-        chunks.push(Buffer.from(ab.slice(0)));
+        // The ArrayBuffer is only valid during this callback: copy it (once), into Node's pooled slab for
+        // small bodies rather than a fresh ArrayBuffer per request (ab.slice: a backing store to allocate and sweep).
+        const copy = Buffer.allocUnsafe(ab.byteLength);
+        copy.set(new Uint8Array(ab));
+        chunks.push(copy);
         if (isLast) run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       });
     });

@@ -57,6 +57,12 @@ export function peerIsTrusted(socketAddress: string, trust: TrustProxy): boolean
 
 export function clientIp(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string | null {
   if (!forwardedFor || !peerIsTrusted(socketAddress, trust)) return addressOfEntry(socketAddress);
+  // One proxy hop in front (the usual setup): the header's one entry is the client, read without building the
+  // chain's arrays (every /api/event goes through here).
+  if (trust.networks === null && trust.hops >= 1 && !forwardedFor.includes(",")) {
+    const entry = forwardedFor.trim();
+    return addressOfEntry(entry === "" ? socketAddress : entry);
+  }
   const chain = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean);
   if (trust.networks !== null) {
     for (let i = chain.length - 1; i >= 0; i--) if (!inNetworks(trust.networks, chain[i]!)) return addressOfEntry(chain[i]!);

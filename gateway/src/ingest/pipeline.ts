@@ -60,44 +60,45 @@ export function decodeHits(json: unknown, counters: RejectionCounters): ServerHi
 }
 
 export async function resolveSite(sites: SiteCache, domain: string): Promise<SiteRecord> {
-  const site = await sites.resolve(domain);
+  const resolved = sites.resolve(domain);
+  const site = resolved instanceof Promise ? await resolved : resolved;
   if (!site) throw new ApiError("unknown_site");
   return site;
 }
+
+// The site lane fills these in (site-lane.ts); a row is built once, whole, so every row has one object shape
+// from the pipeline to the COPY encoder (a spread and properties added later gave rows several shapes).
+const NO_HASH = Buffer.alloc(0);
 
 export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country: CountryLookup): PendingRow {
   const who = classify({ ua, referrer: event.r, utm_source: event.utm.utm_source, js: true });
   const device = parseDevice(ua);
   const hostname = event.h ?? urlHostname(event.u);
   const traffic = trafficSource({ referrer: event.r, pageHost: hostname, utm: event.utm, assistant: who.actor === "human_via_ai" ? who.name : null });
+  const utm = event.utm;
   return {
     kind: "event",
     ip,
     ua,
-    fields: {
-      name: event.n,
-      page: pagePath(event.u),
-      hostname,
-      referrer_host: traffic.referrer_host,
+    row: {
+      kind: "event", site_id: 0, ts: 0, name: event.n, page: pagePath(event.u), hostname, referrer_host: traffic.referrer_host,
+      source: traffic.source, channel: traffic.channel, utm_source: utm.utm_source, utm_medium: utm.utm_medium,
+      utm_campaign: utm.utm_campaign, utm_term: utm.utm_term, utm_content: utm.utm_content, country: country(ip),
+      device: device.device, browser: device.browser, os: device.os, screen_width: event.w, actor: who.actor,
+      ai_name: who.name, rule: who.rule, visitor_hash: NO_HASH, props: hasProps(event.p) ? event.p : null,
       own_referrer_host: traffic.referrer_host,
-      source: traffic.source,
-      channel: traffic.channel,
-      ...event.utm,
-      country: country(ip),
-      device: device.device,
-      browser: device.browser,
-      os: device.os,
-      screen_width: event.w,
-      actor: who.actor,
-      ai_name: who.name,
-      rule: who.rule,
-      props: Object.keys(event.p).length > 0 ? event.p : null,
     },
   };
 }
 
+function hasProps(props: Record<string, unknown>): boolean {
+  for (const _ in props) return true;
+  return false;
+}
+
 export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLookup): PendingRow {
-  const utm = utmFromUrl(`http://${site.domain}${hit.path}`);
+  const url = `http://${site.domain}${hit.path}`;
+  const utm = utmFromUrl(url);
   const who = classify({ ua: hit.user_agent, referrer: hit.referrer, utm_source: utm.utm_source, js: false });
   const device = parseDevice(hit.user_agent);
   const traffic = trafficSource({ referrer: hit.referrer, pageHost: site.domain, utm, assistant: who.actor === "human_via_ai" ? who.name : null });
@@ -106,21 +107,12 @@ export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLook
     ip: hit.ip,
     ua: hit.user_agent,
     requestedTs: hit.ts,
-    fields: {
-      method: hit.method,
-      page: pagePath(`http://${site.domain}${hit.path}`),
-      status: hit.status,
-      referrer_host: traffic.referrer_host,
-      source: traffic.source,
-      channel: traffic.channel,
-      ...utm,
-      country: country(hit.ip),
-      device: device.device,
-      browser: device.browser,
-      os: device.os,
-      actor: who.actor,
-      ai_name: who.name,
-      rule: who.rule,
+    row: {
+      kind: "hit", site_id: 0, ts: 0, method: hit.method, page: pagePath(url), status: hit.status, referrer_host: traffic.referrer_host,
+      source: traffic.source, channel: traffic.channel, utm_source: utm.utm_source, utm_medium: utm.utm_medium,
+      utm_campaign: utm.utm_campaign, utm_term: utm.utm_term, utm_content: utm.utm_content, country: country(hit.ip),
+      device: device.device, browser: device.browser, os: device.os, actor: who.actor, ai_name: who.name, rule: who.rule,
+      visitor_hash: NO_HASH,
     },
   };
 }
@@ -150,15 +142,24 @@ export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[])
   });
 }
 
-export async function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
+// The steps up to the lane are synchronous: a rejection before it is thrown, not returned, and the one promise
+// of a request is the commit's (`deliver`). The same steps as async functions with an await per step (the
+// handler's, ingestEvent's, resolveSite's) cost 0.4 µs a request against 0.2 µs, measured alone on this box
+// (32 requests per commit, CPU time): three promises and their microtask turns.
+
+export function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
   const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy);
   // Before parsing: a flood costs one bucket lookup per request, not a JSON parse.
   deps.limits.event(ip);
   const event = decodeEvent(parseJson(req.body), deps.counters);
   if (!deps.health.up) throw databaseUnavailable();
-  const site = await resolveSite(deps.sites, event.d);
-  const row = enrichEvent(event, userAgentHeader(req.headers["user-agent"]), ip ?? "", deps.country);
-  await deliver(deps.lanes, site.id, [row]);
+  const ua = userAgentHeader(req.headers["user-agent"]);
+  const deliverTo = (site: SiteRecord | null): Promise<void> => {
+    if (!site) throw new ApiError("unknown_site");
+    return deliver(deps.lanes, site.id, [enrichEvent(event, ua, ip ?? "", deps.country)]);
+  };
+  const site = deps.sites.resolve(event.d);
+  return site instanceof Promise ? site.then(deliverTo) : deliverTo(site);
 }
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
@@ -167,7 +168,9 @@ export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<nu
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();
   for (const hit of hits) {
-    const site = await resolveSite(deps.sites, hit.domain);
+    // Known domains resolve without an await (ten microtask turns a middleware request otherwise).
+    const known = deps.sites.resolve(hit.domain);
+    const site = known instanceof Promise || known === null ? await resolveSite(deps.sites, hit.domain) : known;
     let group = bySite.get(site.id);
     if (!group) bySite.set(site.id, (group = { site, rows: [] }));
     group.rows.push(enrichHit(hit, site, deps.country));

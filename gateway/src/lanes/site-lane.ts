@@ -5,7 +5,7 @@
 // is dropped there.
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
-import { type Clock, HOUR_MS, utcDay, utcDayStart, visitorHash } from "@svc/core";
+import { type Clock, DAY_MS, HOUR_MS, utcDay, utcDayStart, visitorHashKey } from "@svc/core";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
@@ -18,13 +18,13 @@ import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
 import { markVisitorBudgetDay } from "../storage/budget-days.ts";
 
-export type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
-export type HitFields = Omit<HitRow, "site_id" | "ts" | "visitor_hash">;
-
-/** An enriched row waiting for its time stamp and visitor hash. */
+/**
+ * An enriched row waiting for its site, time stamp and visitor hash: `row` holds every column already (those
+ * three as placeholders the lane overwrites), so rows keep one object shape from enrichment to COPY.
+ */
 export type PendingRow =
-  | { readonly kind: "event"; ip: string; readonly ua: string; readonly fields: EventFields }
-  | { readonly kind: "hit"; ip: string; readonly ua: string; readonly requestedTs: number | null; readonly fields: HitFields };
+  | { readonly kind: "event"; ip: string; readonly ua: string; readonly row: EventRow & { readonly kind: "event" } }
+  | { readonly kind: "hit"; ip: string; readonly ua: string; readonly requestedTs: number | null; readonly row: HitRow & { readonly kind: "hit" } };
 
 export interface IngestMessage {
   readonly rows: PendingRow[];
@@ -45,6 +45,8 @@ export interface SiteLaneDeps {
 }
 
 /** What a request whose rows were in a crashed lane's hands is answered with (a 503 by the ingest pipeline). */
+const READY = { _tag: "Success" } as const;
+
 export class LaneRestarted extends Error {
   override readonly name = "LaneRestarted";
 }
@@ -176,7 +178,8 @@ export class SiteLane {
         yield* self.deps.writer.awaitCapacity();
         const messages = (self.inHand = taken.success.concat(yield* Queue.clear(self.mailbox)));
         const now = self.deps.clock.now();
-        const ready = yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
+        // The day's state is nearly always ready: no promise for it then (one a batch otherwise).
+        const ready = self.dayReady(now) ? READY : yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
         if (ready._tag === "Failure") {
           self.deps.log.error("site state unavailable; requests answered 503", { site: self.siteId, error: String(ready.failure) });
           self.inHand = [];
@@ -195,6 +198,11 @@ export class SiteLane {
   private submissionSettled(): void {
     if (--this.outstanding > 0) return;
     for (const resume of this.onSettled.splice(0)) resume();
+  }
+
+  /** Whether today's salt and state are loaded and current (`prepareDay` has nothing to do). */
+  private dayReady(now: number): boolean {
+    return this.state !== null && !this.stale && now >= this.state.dayStart && now < this.state.dayStart + DAY_MS;
   }
 
   /** Loads the salt of `now`'s day and rebuilds the visitor state when the day changed or it went stale. */
@@ -251,23 +259,30 @@ export class SiteLane {
     const ends: number[] = [];
     for (const message of messages) {
       for (const pending of message.rows) {
-        const visitor_hash = visitorHash(salt, this.siteId, pending.ip, pending.ua);
+        // The hash as a latin1 string is the state's key; its bytes are the stored column.
+        const key = visitorHashKey(salt, this.siteId, pending.ip, pending.ua);
+        const visitor_hash = Buffer.from(key, "latin1");
         pending.ip = "";
-        // The enriched fields object becomes the row itself: no copy per row on the hot path.
+        // The enriched row is stamped in place: no copy per row on the hot path.
         if (pending.kind === "event") {
-          const row = Object.assign(pending.fields, { site_id: this.siteId, ts: now, visitor_hash }) as EventRow;
-          const key = visitor_hash.toString("latin1");
+          const row = pending.row;
+          row.site_id = this.siteId;
+          row.ts = now;
+          row.visitor_hash = visitor_hash;
           visits.attribute(row, key);
           events.push(row);
-          state.observe(Object.assign(row, { kind: "event" as const }), rollups, key);
+          state.observe(row, rollups, key);
         } else {
           // A middleware's own timestamp is kept when it lies in the current hour (it batches for
           // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
           const t = pending.requestedTs;
           const ts = t !== null && t >= hourStart && t <= now ? t : now;
-          const row = Object.assign(pending.fields, { site_id: this.siteId, ts, visitor_hash }) as HitRow;
+          const row = pending.row;
+          row.site_id = this.siteId;
+          row.ts = ts;
+          row.visitor_hash = visitor_hash;
           hits.push(row);
-          state.observe(Object.assign(row, { kind: "hit" as const }), rollups);
+          state.observe(row, rollups, key);
         }
       }
       ends.push(events.length, hits.length);

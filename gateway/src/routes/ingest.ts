@@ -11,6 +11,12 @@ export const EVENT_CORS = {
   "access-control-max-age": "86400",
 } as const;
 
+// A CORS simple request's answer needs only Allow-Origin; the other three are for the preflight (each header is
+// a write into uWebSockets.js: ~0.1 µs).
+const ACCEPTED: HttpResponse = { status: 202, headers: { "access-control-allow-origin": "*" } };
+export const EVENT_ACCEPTED_HEADERS = ACCEPTED.headers!;
+const eventAccepted = (): HttpResponse => ACCEPTED;
+
 const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...EVENT_CORS } });
 
 // The bodies are decoded by the pipeline with core's decoders of the operations' own Schemas (BrowserEventBody,
@@ -19,13 +25,16 @@ const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.hea
 export function ingestRoutes(routes: OperationRoutes, deps: IngestDeps): void {
   routes
     .on("OPTIONS /api/event", () => ({ status: 204, headers: EVENT_CORS }))
-    .on("POST /api/event", async ({ req }) => {
-      try {
-        await ingestEvent(req, deps);
-        return { status: 202, headers: EVENT_CORS };
-      } catch (error) {
+    .on("POST /api/event", ({ req }) => {
+      // A rejection before the lane is thrown, one after it rejects the promise: both are answered the same way.
+      const rejected = (error: unknown): HttpResponse => {
         countRejection(deps, error);
         return withCors(errorResponse(error));
+      };
+      try {
+        return ingestEvent(req, deps).then(eventAccepted, rejected);
+      } catch (error) {
+        return rejected(error);
       }
     })
     .on("POST /api/hit", async ({ req }) => {

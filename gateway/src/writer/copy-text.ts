@@ -28,8 +28,17 @@ function copyInt(value: number | null): string {
   return String(value);
 }
 
+// A site lane stamps every row of a hand-over with one time, so a batch holds a few distinct time stamps: the
+// last one's text is kept (a Date and toISOString per row were 2 % of the gateway's CPU at full ingest load).
+let lastMs = Number.NaN;
+let lastIso = "";
+
 function copyTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** bytea in hex form; its backslash is escaped for the COPY text layer. */
