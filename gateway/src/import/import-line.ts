@@ -8,7 +8,11 @@ import {
   isPlainObject, lookupUtmSource, mediumChannel, pagePath, parseDevice, type Props, scrubEmails, storedProps, storedText, trafficSource,
   utmFromUrl, type Utm,
 } from "@svc/core";
-import type { EventFields } from "../lanes/site-lane.ts";
+
+import type { EventRow } from "../storage/rows.ts";
+
+/** A row's fields before its site, time and visitor hash are known. */
+type EventFields = Omit<EventRow, "site_id" | "ts" | "visitor_hash">;
 
 /** What the import knows of a line before its visit and hash: the row's fields, its time and its visitor string. */
 export interface ImportedLine {

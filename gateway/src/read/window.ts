@@ -96,7 +96,7 @@ const hourOf = (ms: number): number => ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_M
  * distinct per hour and summed (an upper bound, `inferred`), as for an hours window: visitor identity is a UTC
  * day, and a local day holds parts of two.
  */
-export function zonedWindow(nowMs: number, days: number, actor: ActorLabel | "all", timeZone: string): ReadWindow {
+export function zonedWindow(nowMs: number, days: number, actor: ActorChoice, timeZone: string): ReadWindow {
   const today = zonedDay(nowMs, timeZone);
   const first = addDays(today, -(days - 1));
   const previousFirst = addDays(first, -days);
