@@ -58,6 +58,8 @@ export interface GatewayConfig {
   readonly production: boolean;
   /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
   readonly auth: AuthConfig;
+  /** The dashboard's public address (SVC_PUBLIC_URL), for links the gateway hands out: shared links, e-mails. */
+  readonly publicUrl: string | null;
   /** Language-model environment: the fallback choice for teams that stored none, and where each provider is reached. */
   readonly llm: LlmEnvironment;
 }
@@ -137,6 +139,7 @@ const ENTRIES = {
   SVC_DB_ACQUIRE_TIMEOUT_MS: entry(Config.Int("SVC_DB_ACQUIRE_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_ACQUIRE_TIMEOUT_MS)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
   SVC_DB_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
   SVC_DB_WRITE_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_WRITE_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_WRITE_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
+  SVC_PUBLIC_URL: entry(optionalString("SVC_PUBLIC_URL"), "the dashboard's public origin such as https://stats.example.com", (u) => u === null || canonicalOrigin(u) === u.toLowerCase().replace(/\/$/, "")),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
   SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),
   SVC_ADMIN_EMAIL: entry(Config.String("SVC_ADMIN_EMAIL").pipe(Config.withDefault("admin@localhost")), "an e-mail address", (e) => /^[^\s@]+@[^\s@]+$/.test(e.trim())),
@@ -238,6 +241,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       write: { acquireTimeoutMs: v.SVC_DB_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: v.SVC_DB_WRITE_STATEMENT_TIMEOUT_MS },
     },
     production: v.NODE_ENV === "production",
+    publicUrl: v.SVC_PUBLIC_URL === null ? null : canonicalOrigin(v.SVC_PUBLIC_URL),
     auth: auth.config,
     llm: {
       provider: v.SVC_LLM_PROVIDER,

@@ -50,7 +50,10 @@ import { openapiRoutes } from "../routes/openapi.ts";
 import { OperationRoutes } from "../routes/operation-routes.ts";
 import { publicRoutes } from "../routes/public.ts";
 import { readRoutes } from "../routes/read.ts";
+import { shareRoutes } from "../routes/shares.ts";
 import { siteRoutes } from "../routes/sites.ts";
+import { ShareStreams } from "../shares/share-streams.ts";
+import { existingShareIds } from "../storage/shares.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
@@ -386,6 +389,16 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
       teamRoutes(routes, { pool, llm: config.llm });
+      // Shared links' streams: one hub subscription per watched link, and the revocation sweep, for this layer's life.
+      const shareStreams = new ShareStreams({
+        hub: live,
+        recentVisitors: (siteId, windowMs) => lanes.get(siteId).recentVisitors(windowMs),
+        existing: (ids) => existingShareIds(pool, ids),
+        log,
+      });
+      // The sweep catches its own failures (a database hiccup is retried at the next turn), so it needs no supervisor.
+      yield* Effect.forkScoped(shareStreams.loop());
+      shareRoutes(routes, { pool, clock, lanes, streams: shareStreams, flushRollups, publicUrl: config.publicUrl, trustProxy: config.trustProxy, log });
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
@@ -428,6 +441,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         (server) =>
           Effect.promise(async () => {
             live.stop();
+            shareStreams.stop();
             await server.close();
           }),
       );

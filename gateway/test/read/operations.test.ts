@@ -36,6 +36,13 @@ interface Fixture {
 const newGoal = async () => ({ goalId: String((await h.pool.query("insert into goals (site_id, name) values ($1, $2) returning id", [own.id, `g${unique()}`])).rows[0].id) });
 const newKey = async () => ({ id: String((await call(h.base, "POST", "/api/keys", { body: { name: `k${unique()}` }, headers: session })).json.id) });
 
+/** A shared link of the own site made through the real route: its token and its id. */
+const newShare = async (body: Record<string, unknown> = {}) => {
+  const reply = await call(h.base, "POST", `/api/sites/${own.id}/shares`, { body, headers: adminKey });
+  if (reply.status !== 201) throw new Error(`share creation failed: ${reply.status} ${JSON.stringify(reply.json)}`);
+  return { token: reply.json.token as string, shareId: String(reply.json.id) };
+};
+
 const FIXTURES: Record<OperationKey, Fixture> = {
   "POST /api/event": { success: 202, headers: { "user-agent": UA.chrome }, body: () => ({ d: "own.example", u: "https://own.example/ops" }) },
   "OPTIONS /api/event": { success: 204 },
@@ -63,6 +70,17 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/sites/{id}/insights": { success: 200 },
   "POST /api/sites/{id}/insights/run": { success: 200 },
   "GET /api/sites/{id}/live": { success: 200 },
+  "POST /api/sites/{id}/shares": { success: 201, body: () => ({ actor: "human", frame_origins: ["https://own.example"] }) },
+  "GET /api/sites/{id}/shares": { success: 200 },
+  "DELETE /api/sites/{id}/shares/{shareId}": { success: 204, params: () => newShare() },
+  "GET /api/share/{token}": { success: 200, params: () => newShare() },
+  "POST /api/share/{token}/unlock": { success: 200, params: () => newShare({ password: "open sesame" }), body: () => ({ password: "open sesame" }) },
+  "GET /api/share/{token}/stats": { success: 200, query: "days=7", params: () => newShare() },
+  "GET /api/share/{token}/breakdown": { success: 200, query: "field=page", params: () => newShare() },
+  "GET /api/share/{token}/ai": { success: 200, query: "limit=5", params: () => newShare() },
+  "GET /api/share/{token}/goals": { success: 200, query: "days=7", params: () => newShare() },
+  "GET /api/share/{token}/live": { success: 200, params: () => newShare() },
+  "GET /api/share/{token}/counter/live": { success: 200, params: () => newShare() },
   "GET /api/team/llm": { success: 200 },
   "PATCH /api/team/llm": { success: 200, body: () => ({ provider: "local" }) },
 };
