@@ -105,7 +105,7 @@ describe("the viewer's side", () => {
 
   it("needs the password: refuses reads and a wrong password, trades the right one for an access key", async () => {
     const { id, token } = await share({ password: "correct horse" });
-    expect((await get(`/api/share/${token}`)).json).toEqual({ password_required: true });
+    expect((await get(`/api/share/${token}`)).json).toEqual({ password_required: true, frame_origins: [] });
     expect((await get(`/api/share/${token}/stats`)).status).toBe(401);
     expect((await get(`/api/share/${token}/live`)).status).toBe(401);
     const wrong = await post(h.base, `/api/share/${token}/unlock`, { password: "wrong horse" });

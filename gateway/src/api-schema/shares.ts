@@ -52,11 +52,11 @@ export const CreatedShare = Schema.Struct({
 }).annotate({ identifier: "CreatedShare" });
 
 export const SharedView = Schema.Struct({
-  password_required: Schema.Boolean.annotate({ description: "true until the viewer sends a valid access key (from /unlock); the other fields are then absent." }),
+  password_required: Schema.Boolean.annotate({ description: "true until the viewer sends a valid access key (from /unlock); only frame_origins is given meanwhile." }),
   site: Schema.optionalKey(Schema.Struct({ domain: Schema.String, name: Schema.NullOr(Schema.String) })),
   actor: Schema.optionalKey(Schema.NullOr(Actor)),
   filters: Schema.optionalKey(Schema.Array(Schema.Unknown)),
-  frame_origins: Schema.optionalKey(Schema.Array(Schema.String)),
+  frame_origins: Schema.Array(Schema.String),
 }).annotate({ identifier: "SharedView" });
 
 export const UnlockShare = Schema.Struct({

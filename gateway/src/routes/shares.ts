@@ -126,7 +126,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     })
     .on("GET /api/share/{token}", async ({ req, params }) => {
       const { share, unlocked } = await open(req, params, { locked: "allowed" });
-      if (!unlocked) return jsonResponse(200, { password_required: true });
+      // The origins allowed to frame it are public anyway (the embed's CSP header names them): the dashboard
+      // needs them to answer the embed's page before the viewer typed the password.
+      if (!unlocked) return jsonResponse(200, { password_required: true, frame_origins: share.frame_origins });
       return jsonResponse(200, {
         password_required: false,
         site: { domain: share.domain, name: share.site_name },
