@@ -9,6 +9,7 @@ import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, M
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
+import { RawExportQuery } from "./exports.ts";
 import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
@@ -147,6 +148,12 @@ const DEFINED = [
     method: "GET", path: "/api/sites/{id}/live", tag: "read", security: "credential", summary: "Live rollup deltas (Server-Sent Events)",
     description: "On connect a snapshot (today's totals per actor, visitors in the last 5 minutes), then one delta per writer flush; a heartbeat every 15 s, at which the credential is checked again (`revoked`, then the end, once it is revoked, logged out or expired). A client that falls behind is told to resync and dropped. At most SVC_LIVE_STREAMS_PER_CREDENTIAL (20) streams per credential: 429 beyond.",
     pathParams: SITE_ID, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SITE_ERRORS, 429],
+  },
+  // Raw export (routes/export.ts)
+  {
+    method: "GET", path: "/api/sites/{id}/export", tag: "sites", security: "admin", summary: "The site's raw browser rows of a date range, as NDJSON in the history import's format (streamed)",
+    description: "One JSON object per line: timestamp, name, visitor (the row's day-scoped hash: one visitor within one UTC day, never linked across days), hostname, pathname, referrer, source, utm_*, browser, os, device, country, props, actor. Middleware hits are not included (the import format has no line for them). At most 2 exports at once per gateway (429). A failure after the first byte ends the file with a line {\"error\"} that no import accepts.",
+    pathParams: SITE_ID, query: RawExportQuery, responses: [{ status: 200, description: "application/x-ndjson.", contentType: "application/x-ndjson" }], errors: [...SITE_ERRORS, 429],
   },
   // Shared links (routes/shares.ts)
   {

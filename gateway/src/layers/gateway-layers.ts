@@ -43,6 +43,7 @@ import { uwsTransport } from "../http/uws.ts";
 import { LiveHub } from "../live/hub.ts";
 import { Maintenance } from "../maintenance.ts";
 import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "../rollups/flusher.ts";
+import { exportRoutes } from "../routes/export.ts";
 import { goalRoutes } from "../routes/goals.ts";
 import { ingestRoutes } from "../routes/ingest.ts";
 import { liveRoutes } from "../routes/live.ts";
@@ -389,6 +390,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
       teamRoutes(routes, { pool, llm: config.llm });
+      exportRoutes(routes, { pool, log });
       // Shared links' streams: one hub subscription per watched link, and the revocation sweep, for this layer's life.
       const shareStreams = new ShareStreams({
         hub: live,

@@ -70,6 +70,7 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/sites/{id}/insights": { success: 200 },
   "POST /api/sites/{id}/insights/run": { success: 200 },
   "GET /api/sites/{id}/live": { success: 200 },
+  "GET /api/sites/{id}/export": { success: 200, query: "from=2026-01-01&to=2026-12-31" },
   "POST /api/sites/{id}/shares": { success: 201, body: () => ({ actor: "human", frame_origins: ["https://own.example"] }) },
   "GET /api/sites/{id}/shares": { success: 200 },
   "DELETE /api/sites/{id}/shares/{shareId}": { success: 204, params: () => newShare() },
