@@ -49,7 +49,7 @@ describe("labels in Chromium", () => {
     await dialog.locator("tbody tr").first().waitFor();
     const [download] = await Promise.all([page.waitForEvent("download"), dialog.getByRole("button", { name: "Export CSV" }).click()]);
     const csv = await readFile((await download.path())!, "utf8");
-    expect(csv.split("\r\n")[0]).toBe("value,label,visitors,events,hits");
+    expect(csv.split("\r\n")[0]).toBe("\ufeffvalue,label,visitors,events,hits");
     expect(csv).toContain(`"'=HYPERLINK(""https://evil.example"",""open"")"`);
     await context.close();
   });
