@@ -10,6 +10,7 @@ import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
+import { AlertList, CreateAlertRule, CreatedAlertRule, CreateRecipient, Recipient, RecipientList } from "./notifications.ts";
 import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
@@ -54,6 +55,7 @@ const SHARE_TOKEN = { token: "The shared link's token (43 url-safe characters)."
 const SHARED_READ =
   "No account: the token is the credential. A link with a password needs `?access=` (from /unlock). The link's actor replaces `actor` (403 when another is asked); with fixed filters only a breakdown of the filtered dimension is answered until the query engine lands (409 otherwise).";
 const SHARED_ERRORS = [401, 403, 404, 409];
+const MAIL_TOKEN = { token: "The link's token, from the e-mail." };
 
 // Kept with its literal types (each method, path and Schema), from which the handlers' request types derive.
 const DEFINED = [
@@ -200,6 +202,30 @@ const DEFINED = [
     method: "GET", path: "/api/share/{token}/counter/live", tag: "shares", security: "none", summary: "The embeddable counter's stream: `count` events with the visitors of the last 5 minutes",
     description: "People (human and human_via_ai) unless the link names an actor; 409 for a link with filters. Capped and fanned out like the shared live stream.",
     pathParams: SHARE_TOKEN, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SHARED_ERRORS, 429],
+  },
+  // E-mail reports and alerts (routes/notifications.ts)
+  {
+    method: "POST", path: "/api/sites/{id}/reports", tag: "reports", security: "admin", summary: "Send a weekly or monthly e-mail report to an address (after it confirms)",
+    description: "Sends the confirmation e-mail at once; nothing else goes out until its link is followed. 409 when e-mail is not configured or the address already gets that report; 503 when the confirmation could not be sent (nothing is saved).",
+    pathParams: SITE_ID, body: CreateRecipient, responses: [{ status: 201, description: "Added, unconfirmed.", schema: Recipient }], errors: [...SITE_ERRORS, 409, 503],
+  },
+  { method: "GET", path: "/api/sites/{id}/reports", tag: "reports", security: "admin", summary: "The site's report recipients", pathParams: SITE_ID, responses: [ok(RecipientList)], errors: SITE_ERRORS },
+  {
+    method: "DELETE", path: "/api/sites/{id}/reports/{recipientId}", tag: "reports", security: "admin", summary: "Stop a recipient's reports",
+    pathParams: { ...SITE_ID, recipientId: "The recipient's id." }, responses: [{ status: 204, description: "Removed." }], errors: SITE_ERRORS,
+  },
+  { method: "GET", path: "/api/reports/confirm/{token}", tag: "reports", security: "none", summary: "The confirmation link of a report e-mail (an HTML page)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Confirmed.", contentType: "text/html" }], errors: [404] },
+  { method: "GET", path: "/api/reports/unsubscribe/{token}", tag: "reports", security: "none", summary: "The unsubscribe link of every report e-mail (an HTML page)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Unsubscribed.", contentType: "text/html" }], errors: [404] },
+  { method: "POST", path: "/api/reports/unsubscribe/{token}", tag: "reports", security: "none", summary: "One-click unsubscribe (List-Unsubscribe-Post, RFC 8058)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Unsubscribed.", contentType: "text/html" }], errors: [404] },
+  {
+    method: "POST", path: "/api/sites/{id}/alerts", tag: "reports", security: "admin", summary: "Alert on anomaly flags or on people in the last hour above a threshold",
+    description: "To an e-mail, a webhook or both; at most one alert per rule per interval. The webhook gets a JSON POST with X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA-256 of \"<t>.<body>\">, retried after 1, 2 and 4 s on errors, timeouts, 429 and 5xx. The secret is in this answer only.",
+    pathParams: SITE_ID, body: CreateAlertRule, responses: [{ status: 201, description: "Created.", schema: CreatedAlertRule }], errors: [...SITE_ERRORS, 409],
+  },
+  { method: "GET", path: "/api/sites/{id}/alerts", tag: "reports", security: "admin", summary: "The site's alert rules and their delivery log", pathParams: SITE_ID, responses: [ok(AlertList)], errors: SITE_ERRORS },
+  {
+    method: "DELETE", path: "/api/sites/{id}/alerts/{ruleId}", tag: "reports", security: "admin", summary: "Delete an alert rule (and its log)",
+    pathParams: { ...SITE_ID, ruleId: "The rule's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
   },
   // Team settings (routes/team.ts)
   { method: "GET", path: "/api/team/llm", tag: "team", security: "session", summary: "The team's language-model settings (keys never returned)", responses: [ok(LlmSettings)] },

@@ -1,4 +1,4 @@
-// Shared links (sql/015_shares.sql): the token's SHA-256, the optional password hash, the fixed filters, the
+// Shared links (sql/015_shares_reports_alerts.sql): the token's SHA-256, the optional password hash, the fixed filters, the
 // actor restriction and the origins allowed to frame the embed. Looked up by the token's hash on every read of
 // a shared view (no cache: a deleted link stops working at its next request).
 import type pg from "pg";
