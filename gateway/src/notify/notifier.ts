@@ -6,7 +6,6 @@
 //   the same way: at most one alert per rule per interval), to its e-mail and/or its webhook; every attempt
 //   goes to the delivery log the settings page shows.
 import type { Clock } from "@svc/core";
-import type pg from "pg";
 import type { AnomalyDetector } from "../anomalies/detector.ts";
 import type { Logger } from "../log.ts";
 import type { RollupSource } from "../read/reports.ts";

@@ -111,7 +111,7 @@ export async function deleteAlertRule(pool: pg.Pool, siteId: number, id: number)
 /** Takes the rule's turn to fire now; false when it fired less than its interval ago (here or on another gateway). */
 export async function claimAlert(pool: pg.Pool, id: number, now: Date): Promise<boolean> {
   const { rowCount } = await pool.query(
-    "update alert_rules set last_fired_at = $2 where id = $1 and (last_fired_at is null or last_fired_at <= $2 - make_interval(mins => interval_minutes))",
+    "update alert_rules set last_fired_at = $2::timestamptz where id = $1 and (last_fired_at is null or last_fired_at <= $2::timestamptz - make_interval(mins => interval_minutes))",
     [id, now],
   );
   return rowCount !== 0;
