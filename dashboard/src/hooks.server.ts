@@ -9,6 +9,7 @@ import type { Handle } from "@sveltejs/kit";
 import { callGateway, gatewayBase, gatewayError, redirectWithCookies, relay } from "$lib/server/gateway";
 import { acceptIdentityToken } from "$lib/server/identity-callback";
 import { safeNext } from "$lib/server/redirect-target";
+import { SHARE_PAGE, counterPage, frameableEmbed } from "$lib/server/share-pages";
 import { isSameOriginPost } from "$lib/server/same-origin";
 
 // Checked at boot, so a bad SVC_API_URL stops the server with one clear line instead of failing per request.
@@ -51,6 +52,10 @@ export const handle: Handle = async ({ event, resolve }) => {
     return upstream ? redirectWithCookies("/app/login", upstream) : new Response(null, { status: 303, headers: { location: "/app/login" } });
   }
   if (request.method === "POST" && url.pathname === "/app/auth/callback") return acceptIdentityToken(event);
+  // A shared link's counter and embed: framed only by the origins the link names (lib/server/share-pages.ts).
+  const shared = request.method === "GET" ? SHARE_PAGE.exec(url.pathname) : null;
+  if (shared?.[2]) return counterPage(event, shared[1]!);
+  if (shared && url.searchParams.get("embed") === "true") return frameableEmbed(event, shared[1]!, await resolve(event));
   return resolve(event);
 };
 

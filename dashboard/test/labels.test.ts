@@ -55,7 +55,7 @@ describe("labels in Chromium", () => {
     await dialog.locator("tbody tr").first().waitFor();
     const [download] = await Promise.all([page.waitForEvent("download"), dialog.getByRole("button", { name: "Export CSV" }).click()]);
     const csv = await readFile((await download.path())!, "utf8");
-    expect(csv.split("\r\n")[0]).toBe("value,label,visitors,events,hits");
+    expect(csv.split("\r\n")[0]).toBe("\ufeffvalue,label,visitors,events,hits");
     expect(csv).toContain(`"'=HYPERLINK(""https://evil.example"",""open"")"`);
     // The tag-smuggled event name arrives as what a person sees, nothing hidden in any cell.
     expect(csv.split("\r\n").some((line) => line.startsWith("Signup,Signup,"))).toBe(true);

@@ -11,8 +11,9 @@ import type { HttpTransport } from "./http/transport.ts";
 import { gatewayLayer } from "./layers/gateway-layers.ts";
 import {
   LanesService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, FaultsService, HealthService,
-  HttpService, LiveService, LogService, RollupsService, SitesService, SupervisorService, WriterService,
+  HttpService, LiveService, LogService, NotificationsService, RollupsService, SitesService, SupervisorService, WriterService,
 } from "./layers/services.ts";
+import type { Notifier } from "./notify/notifier.ts";
 import type { LiveHub } from "./live/hub.ts";
 import type { Logger } from "./log.ts";
 import type { RollupFlusher, WriteRollupsFn } from "./rollups/flusher.ts";
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   readonly writeRollups?: WriteRollupsFn;
   /** Tests shorten the maintenance loop's minute to see it crash and restart. */
   readonly maintenanceIntervalMs?: number;
+  /** Tests shorten the first webhook retry delay (1 s). */
+  readonly webhookRetryBaseMs?: number;
 }
 
 export interface Gateway {
@@ -55,6 +58,8 @@ export interface Gateway {
   readonly faults: FaultInjector;
   /** Session, API key and (jwt mode) identity-provider checks for every non-public route. */
   readonly auth: Authenticator;
+  /** Reports and alerts; tests call `runDue()` after setting the clock instead of waiting for the minute task. */
+  readonly notifier: Notifier;
   /**
    * Stop accepting, answer what is in flight, drain mailboxes and the writer, write the last rollup counts.
    * Closes the database only when the gateway opened it.
@@ -98,6 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     supervisor,
     faults,
     auth: Context.get(services, AuthenticatorService),
+    notifier: Context.get(services, NotificationsService).notifier,
     stop: () => {
       stopping ??= Effect.runPromise(Scope.close(scope, Exit.void)).then(() =>
         log.info("gateway stopped", { batches: writer.stats.batches, rows: writer.stats.rows, rollup_flushes: rollups.stats.flushes }),

@@ -64,10 +64,21 @@ export interface GatewayConfig {
   readonly production: boolean;
   /** SVC_AUTH_MODE and its credentials; see gateway/README.md "Authentication". */
   readonly auth: AuthConfig;
+  /** The dashboard's public address (SVC_PUBLIC_URL), for links the gateway hands out: shared links, e-mails. */
+  readonly publicUrl: string | null;
+  /** Outbound e-mail (reports, alerts): SVC_SMTP_URL and SVC_MAIL_FROM; null when SVC_SMTP_URL is unset. */
+  readonly mail: MailConfig | null;
   /** Language-model environment: the fallback choice for teams that stored none, and where each provider is reached. */
   readonly llm: LlmEnvironment;
   /** Every configured secret value (SECRET_ENV_NAMES, DATABASE_URL's password): outbound/redact.ts replaces them in errors. */
   readonly secrets: readonly string[];
+}
+
+export interface MailConfig {
+  /** smtp://user:password@host:port (STARTTLS when offered) or smtps:// (TLS from the start). A secret. */
+  readonly smtpUrl: string;
+  /** The From of every mail: `reports@example.com` or `svc <reports@example.com>`. */
+  readonly from: string;
 }
 
 export const LLM_PROVIDERS = ["local", "openai", "anthropic", "gemini", "none"] as const;
@@ -146,6 +157,9 @@ const ENTRIES = {
   SVC_DB_ACQUIRE_TIMEOUT_MS: entry(Config.Int("SVC_DB_ACQUIRE_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_ACQUIRE_TIMEOUT_MS)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
   SVC_DB_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
   SVC_DB_WRITE_STATEMENT_TIMEOUT_MS: entry(Config.Int("SVC_DB_WRITE_STATEMENT_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_WRITE_STATEMENT_TIMEOUT_MS)), "an integer 0..3600000 (milliseconds; 0 = none)", (n) => n >= 0 && n <= 3_600_000),
+  SVC_PUBLIC_URL: entry(optionalString("SVC_PUBLIC_URL"), "the dashboard's public origin such as https://stats.example.com", (u) => u === null || canonicalOrigin(u) === u.toLowerCase().replace(/\/$/, "")),
+  SVC_SMTP_URL: entry(optionalString("SVC_SMTP_URL"), "an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465", (u) => u === null || isSmtpUrl(u)),
+  SVC_MAIL_FROM: entry(optionalString("SVC_MAIL_FROM"), "an e-mail address, or a name and one: svc <reports@example.com>", (f) => f === null || MAIL_FROM.test(f.trim())),
   NODE_ENV: entry(optionalString("NODE_ENV"), "a string"),
   SVC_AUTH_MODE: entry(Config.Literals(AUTH_MODES, "SVC_AUTH_MODE").pipe(Config.withDefault("admin" as const)), `"admin" or "jwt"`),
   SVC_ADMIN_EMAIL: entry(Config.String("SVC_ADMIN_EMAIL").pipe(Config.withDefault("admin@localhost")), "an e-mail address", (e) => /^[^\s@]+@[^\s@]+$/.test(e.trim())),
@@ -216,6 +230,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   if ("SVC_HOST" in values && v.SVC_HOST !== null && placeholders.length > 0 && !isLoopbackHost(v.SVC_HOST)) {
     problems.push(`SVC_HOST=${JSON.stringify(v.SVC_HOST)} exposes the gateway beyond this machine while ${placeholders.join(" and ")} ${placeholders.length > 1 ? "are" : "is"} the shipped placeholder: set ${placeholders.length > 1 ? "them" : "it"} first (or unset SVC_HOST to listen on 127.0.0.1 only)`);
   }
+  // Mail needs all three: where to send through, whom it is from, and where its links (confirm, unsubscribe) point.
+  if ("SVC_SMTP_URL" in values && v.SVC_SMTP_URL !== null) {
+    if (v.SVC_MAIL_FROM === null) problems.push("SVC_SMTP_URL is set but SVC_MAIL_FROM is not: e-mails need a From address");
+    if (v.SVC_PUBLIC_URL === null) problems.push("SVC_SMTP_URL is set but SVC_PUBLIC_URL is not: e-mails link to the dashboard (confirm, unsubscribe) and need its public address");
+  }
   for (const [was, now] of Object.entries(RENAMED_VARIABLES)) {
     if (was in env) problems.push(`${was} was renamed ${now}: set ${now} instead`);
   }
@@ -250,6 +269,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       write: { acquireTimeoutMs: v.SVC_DB_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: v.SVC_DB_WRITE_STATEMENT_TIMEOUT_MS },
     },
     production: v.NODE_ENV === "production",
+    publicUrl: v.SVC_PUBLIC_URL === null ? null : canonicalOrigin(v.SVC_PUBLIC_URL),
+    mail: v.SVC_SMTP_URL === null || v.SVC_MAIL_FROM === null ? null : { smtpUrl: v.SVC_SMTP_URL, from: v.SVC_MAIL_FROM.trim() },
     auth: auth.config,
     llm: {
       provider: v.SVC_LLM_PROVIDER,
@@ -274,6 +295,17 @@ function passwordOf(url: string | null): string | null {
     return url === null ? null : decodeURIComponent(new URL(url).password) || null;
   } catch {
     return null;
+  }
+}
+
+const MAIL_FROM = /^([^<>\r\n]{0,100}<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+function isSmtpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "";
+  } catch {
+    return false;
   }
 }
 

@@ -65,4 +65,18 @@ export async function optionalGet<T>(path: string): Promise<T | null> {
 /** The failure in a sentence: the field errors of a 400 ("domain: …") when it has them, else its message. */
 export const failureText = (error: ApiFailure) => (error.details.length ? error.details.map((d) => (d.path ? `${d.path.replaceAll("_", " ")}: ${d.message}` : d.message)).join("; ") : error.message);
 
-export const sitePath = (site: string | number, rest = "") => `/api/sites/${encodeURIComponent(String(site))}${rest}`;
+/**
+ * A shared link's view (routes/share) reads the same reports through `/api/share/{token}/…`, with the access key
+ * its password gave (`?access=`: an EventSource cannot send headers). Set only in the browser (that route does
+ * not render on the server), so no server request ever sees another viewer's link.
+ */
+let sharedLink: { token: string; access: string | null } | null = null;
+export function readThroughSharedLink(link: { token: string; access: string | null } | null): void {
+  sharedLink = link;
+}
+
+export const sitePath = (site: string | number, rest = "") => {
+  if (sharedLink === null) return `/api/sites/${encodeURIComponent(String(site))}${rest}`;
+  const access = sharedLink.access === null ? "" : `${rest.includes("?") ? "&" : "?"}access=${encodeURIComponent(sharedLink.access)}`;
+  return `/api/share/${encodeURIComponent(sharedLink.token)}${rest}${access}`;
+};

@@ -11,6 +11,9 @@ import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.
 import { QueryBody, QueryResponse } from "./query.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
+import { RawExportQuery } from "./exports.ts";
+import { AlertList, CreateAlertRule, CreatedAlertRule, CreateRecipient, Recipient, RecipientList } from "./notifications.ts";
+import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
 
 /** none; credential: any (a read key is enough); admin: a session, a JWT or an admin key; session: a person only. */
@@ -55,6 +58,11 @@ export interface Operation {
 const SITE_ID = { id: "The site's numeric id or its domain." };
 const ok = (schema: Schema.Top, description = "OK"): OperationResponse => ({ status: 200, description, schema });
 const SITE_ERRORS = [403, 404];
+const SHARE_TOKEN = { token: "The shared link's token (43 url-safe characters)." };
+const SHARED_READ =
+  "No account: the token is the credential. A link with a password needs `?access=` (from /unlock). The link's actor replaces `actor` (403 when another is asked); with fixed filters only a breakdown of the filtered dimension is answered until the query engine lands (409 otherwise).";
+const SHARED_ERRORS = [401, 403, 404, 409];
+const MAIL_TOKEN = { token: "The link's token, from the e-mail." };
 
 // Kept with its literal types (each method, path and Schema), from which the handlers' request types derive.
 const DEFINED = [
@@ -169,6 +177,82 @@ const DEFINED = [
     method: "GET", path: "/api/sites/{id}/live", tag: "read", security: "credential", summary: "Live rollup deltas (Server-Sent Events)",
     description: "On connect a snapshot (today's totals per actor, visitors in the last 5 minutes), then one delta per writer flush; a heartbeat every 15 s, at which the credential is checked again (`revoked`, then the end, once it is revoked, logged out or expired). A client that falls behind is told to resync and dropped. At most SVC_LIVE_STREAMS_PER_CREDENTIAL (20) streams per credential: 429 beyond.",
     pathParams: SITE_ID, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SITE_ERRORS, 429],
+  },
+  // Raw export (routes/export.ts)
+  {
+    method: "GET", path: "/api/sites/{id}/export", tag: "sites", security: "admin", summary: "The site's raw browser rows of a date range, as NDJSON in the history import's format (streamed)",
+    description: "One JSON object per line: timestamp, name, visitor (the row's day-scoped hash: one visitor within one UTC day, never linked across days), hostname, pathname, referrer, source, utm_*, browser, os, device, country, props, actor. Middleware hits are not included (the import format has no line for them). At most 2 exports at once per gateway (429). A failure after the first byte ends the file with a line {\"error\"} that no import accepts.",
+    pathParams: SITE_ID, query: RawExportQuery, responses: [{ status: 200, description: "application/x-ndjson.", contentType: "application/x-ndjson" }], errors: [...SITE_ERRORS, 429],
+  },
+  // Shared links (routes/shares.ts)
+  {
+    method: "POST", path: "/api/sites/{id}/shares", tag: "shares", security: "admin", summary: "Make a shared link (read-only view of the site; its token is shown once)",
+    description: "Optional password (viewers unlock first), fixed filters (Plausible v2 filter arrays the viewer cannot remove), an actor restriction, and the origins allowed to frame the embed and counter.",
+    pathParams: SITE_ID, body: CreateShare, responses: [{ status: 201, description: "Created.", schema: CreatedShare }], errors: SITE_ERRORS,
+  },
+  { method: "GET", path: "/api/sites/{id}/shares", tag: "shares", security: "admin", summary: "The site's shared links (no tokens)", pathParams: SITE_ID, responses: [ok(ShareList)], errors: SITE_ERRORS },
+  {
+    method: "DELETE", path: "/api/sites/{id}/shares/{shareId}", tag: "shares", security: "admin", summary: "Revoke a shared link: its reads fail at once, its open streams end within 2 s",
+    pathParams: { ...SITE_ID, shareId: "The link's id." }, responses: [{ status: 204, description: "Revoked." }], errors: SITE_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}", tag: "shares", security: "none", summary: "What a shared link shows (or only that it needs its password)",
+    pathParams: SHARE_TOKEN, responses: [ok(SharedView)], errors: [404],
+  },
+  {
+    method: "POST", path: "/api/share/{token}/unlock", tag: "shares", security: "none", summary: "Trade a shared link's password for an access key (12 hours)",
+    description: "At most 10 attempts per minute per client; after 5 wrong passwords in a row each attempt on the link waits 1 s, 2 s, 4 s… up to 60 s.",
+    pathParams: SHARE_TOKEN, body: UnlockShare, responses: [ok(ShareAccess)], errors: [401, 404, 409, 429],
+  },
+  {
+    method: "GET", path: "/api/share/{token}/stats", tag: "shares", security: "none", summary: "A shared view's totals and series (as /api/sites/{id}/stats)",
+    description: SHARED_READ, pathParams: SHARE_TOKEN, query: StatsQuery, responses: [ok(StatsResponse)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/breakdown", tag: "shares", security: "none", summary: "A shared view's breakdown (as /api/sites/{id}/breakdown)",
+    description: SHARED_READ, pathParams: SHARE_TOKEN, query: BreakdownQuery, responses: [ok(BreakdownResponse)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/ai", tag: "shares", security: "none", summary: "A shared view's AI Traffic panel (403 for a link restricted to one actor)",
+    description: SHARED_READ, pathParams: SHARE_TOKEN, query: AiQuery, responses: [ok(AiResponse)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/goals", tag: "shares", security: "none", summary: "A shared view's goals (read-only)",
+    description: SHARED_READ, pathParams: SHARE_TOKEN, query: GoalsQuery, responses: [ok(GoalsReport)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/live", tag: "shares", security: "none", summary: "A shared view's live stream (as /api/sites/{id}/live, restricted to the link)",
+    description: `${SHARED_READ} At most 1,000 streams per link per gateway (429 beyond), all fed by one subscription to the live hub.`,
+    pathParams: SHARE_TOKEN, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SHARED_ERRORS, 429],
+  },
+  {
+    method: "GET", path: "/api/share/{token}/counter/live", tag: "shares", security: "none", summary: "The embeddable counter's stream: `count` events with the visitors of the last 5 minutes",
+    description: "People (human and human_via_ai) unless the link names an actor; 409 for a link with filters. Capped and fanned out like the shared live stream.",
+    pathParams: SHARE_TOKEN, responses: [{ status: 200, description: "text/event-stream.", contentType: "text/event-stream" }], errors: [...SHARED_ERRORS, 429],
+  },
+  // E-mail reports and alerts (routes/notifications.ts)
+  {
+    method: "POST", path: "/api/sites/{id}/reports", tag: "reports", security: "admin", summary: "Send a weekly or monthly e-mail report to an address (after it confirms)",
+    description: "Sends the confirmation e-mail at once; nothing else goes out until its link is followed. 409 when e-mail is not configured or the address already gets that report; 503 when the confirmation could not be sent (nothing is saved).",
+    pathParams: SITE_ID, body: CreateRecipient, responses: [{ status: 201, description: "Added, unconfirmed.", schema: Recipient }], errors: [...SITE_ERRORS, 409, 503],
+  },
+  { method: "GET", path: "/api/sites/{id}/reports", tag: "reports", security: "admin", summary: "The site's report recipients", pathParams: SITE_ID, responses: [ok(RecipientList)], errors: SITE_ERRORS },
+  {
+    method: "DELETE", path: "/api/sites/{id}/reports/{recipientId}", tag: "reports", security: "admin", summary: "Stop a recipient's reports",
+    pathParams: { ...SITE_ID, recipientId: "The recipient's id." }, responses: [{ status: 204, description: "Removed." }], errors: SITE_ERRORS,
+  },
+  { method: "GET", path: "/api/reports/confirm/{token}", tag: "reports", security: "none", summary: "The confirmation link of a report e-mail (an HTML page)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Confirmed.", contentType: "text/html" }], errors: [404] },
+  { method: "GET", path: "/api/reports/unsubscribe/{token}", tag: "reports", security: "none", summary: "The unsubscribe link of every report e-mail (an HTML page)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Unsubscribed.", contentType: "text/html" }], errors: [404] },
+  { method: "POST", path: "/api/reports/unsubscribe/{token}", tag: "reports", security: "none", summary: "One-click unsubscribe (List-Unsubscribe-Post, RFC 8058)", pathParams: MAIL_TOKEN, responses: [{ status: 200, description: "Unsubscribed.", contentType: "text/html" }], errors: [404] },
+  {
+    method: "POST", path: "/api/sites/{id}/alerts", tag: "reports", security: "admin", summary: "Alert on anomaly flags or on people in the last hour above a threshold",
+    description: "To an e-mail, a webhook or both; at most one alert per rule per interval. The webhook gets a JSON POST with X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA-256 of \"<t>.<body>\">, retried after 1, 2 and 4 s on errors, timeouts, 429 and 5xx. The secret is in this answer only.",
+    pathParams: SITE_ID, body: CreateAlertRule, responses: [{ status: 201, description: "Created.", schema: CreatedAlertRule }], errors: [...SITE_ERRORS, 409],
+  },
+  { method: "GET", path: "/api/sites/{id}/alerts", tag: "reports", security: "admin", summary: "The site's alert rules and their delivery log", pathParams: SITE_ID, responses: [ok(AlertList)], errors: SITE_ERRORS },
+  {
+    method: "DELETE", path: "/api/sites/{id}/alerts/{ruleId}", tag: "reports", security: "admin", summary: "Delete an alert rule (and its log)",
+    pathParams: { ...SITE_ID, ruleId: "The rule's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
   },
   // Team settings (routes/team.ts)
   { method: "GET", path: "/api/team/llm", tag: "team", security: "session", summary: "The team's language-model settings (keys never returned)", responses: [ok(LlmSettings)] },

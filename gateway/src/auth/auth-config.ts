@@ -98,7 +98,7 @@ export function resolveAuthConfig(env: AuthEnv): { config: AuthConfig; problems:
 
 /** Variables whose values config.ts never prints in a boot message. */
 export const SECRET_ENV_NAMES: ReadonlySet<string> = new Set([
-  "SVC_ADMIN_PASSWORD", "SVC_JWT_SECRET", "SVC_OPENAI_API_KEY", "SVC_ANTHROPIC_API_KEY", "SVC_GEMINI_API_KEY",
+  "SVC_ADMIN_PASSWORD", "SVC_JWT_SECRET", "SVC_OPENAI_API_KEY", "SVC_ANTHROPIC_API_KEY", "SVC_GEMINI_API_KEY", "SVC_SMTP_URL",
 ]);
 
 /** The 404 answer of the login and logout routes in jwt mode, where the identity provider owns sign-in. */

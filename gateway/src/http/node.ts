@@ -41,6 +41,9 @@ export const nodeTransport: HttpTransport = {
             onClose(l) {
               listeners.push(l);
             },
+            onDrain(l) {
+              res.once("drain", l);
+            },
           };
           res.on("close", () => {
             (sink as { closed: boolean }).closed = true;

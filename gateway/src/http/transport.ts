@@ -93,6 +93,8 @@ export interface StreamSink {
   end(): void;
   /** Called once when the client goes away or the stream is ended. */
   onClose(listener: () => void): void;
+  /** Called once when the data of a `write` that returned false has gone out (a producer that can wait: exports). */
+  onDrain(listener: () => void): void;
   readonly closed: boolean;
 }
 

@@ -91,6 +91,12 @@ export const uwsTransport: HttpTransport = {
           onClose(l) {
             listeners.push(l);
           },
+          onDrain(l) {
+            res.onWritable(() => {
+              l();
+              return true;
+            });
+          },
         };
         const close = () => {
           if (sink.closed) return;

@@ -44,6 +44,11 @@ import { uwsTransport } from "../http/uws.ts";
 import { LiveHub } from "../live/hub.ts";
 import { Maintenance } from "../maintenance.ts";
 import { RollupFlusher, type WriteRollupsFn, repairAfterCrash } from "../rollups/flusher.ts";
+import { createMailer } from "../notify/mailer.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { notificationRoutes } from "../routes/notifications.ts";
+import { PeriodicTask } from "../schedule/periodic-task.ts";
+import { exportRoutes } from "../routes/export.ts";
 import { goalRoutes } from "../routes/goals.ts";
 import { ingestRoutes } from "../routes/ingest.ts";
 import { liveRoutes } from "../routes/live.ts";
@@ -55,7 +60,10 @@ import { queryRoutes } from "../routes/query.ts";
 import { QueryService, queryLayer } from "./query-layer.ts";
 import { importRoutes } from "../routes/import.ts";
 import { streamsBody } from "../api-schema/operations.ts";
+import { shareRoutes } from "../routes/shares.ts";
 import { siteRoutes } from "../routes/sites.ts";
+import { ShareStreams } from "../shares/share-streams.ts";
+import { existingShareIds } from "../storage/shares.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadAdaptersPackage, loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
@@ -68,7 +76,7 @@ import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {
   LanesService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
-  HttpService, LiveService, LogService, MaintenanceService, PendingCommitsService, RollupsService, SitesService,
+  HttpService, LiveService, LogService, MaintenanceService, NotificationsService, PendingCommitsService, RollupsService, SitesService,
   SupervisorService, WritePoolService, WriterService,
 } from "./services.ts";
 
@@ -334,6 +342,48 @@ export const maintenanceLayer = (intervalMs: number | undefined) =>
     }),
   );
 
+// Reports and alerts are checked every minute: an alert lags its condition by at most that, and a report its
+// period's end by at most that.
+const NOTIFY_EVERY_MS = 60_000;
+
+/**
+ * The mailer (SVC_SMTP_URL) and the notifier with its minute task. Released before the lanes drain: the task
+ * stops, deliveries in flight (webhook retries, ≤ ~7 s) finish, the SMTP pool closes.
+ */
+export const notificationsLayer = (retryBaseMs: number | undefined) =>
+  Layer.effect(
+    NotificationsService,
+    Effect.gen(function* () {
+      const { pool } = yield* DatabaseService;
+      const config = yield* ConfigService;
+      const clock = yield* ClockService;
+      const log = yield* LogService;
+      const lanes = yield* LanesService;
+      const mailer = config.mail ? createMailer(config.mail) : null;
+      const notifier = new Notifier({
+        src: { pool, cache: new SettledCache(clock.now), now: clock.now },
+        clock,
+        mailer,
+        detector: new AnomalyDetector(pool, clock.now),
+        recentVisitors: (siteId, windowMs) => lanes.get(siteId).recentVisitors(windowMs),
+        publicUrl: config.publicUrl ?? "",
+        log,
+        ...(retryBaseMs !== undefined ? { retryBaseMs } : {}),
+      });
+      const task = new PeriodicTask({ name: "reports and alerts", everyMs: NOTIFY_EVERY_MS, log, run: (signal) => notifier.runDue(signal) });
+      yield* Effect.acquireRelease(
+        Effect.sync(() => task.start()),
+        () =>
+          Effect.promise(async () => {
+            await task.stop();
+            await notifier.settled();
+            mailer?.close();
+          }),
+      );
+      return { notifier, mailer };
+    }),
+  );
+
 export const authLayer = Layer.effect(
   AuthenticatorService,
   Effect.gen(function* () {
@@ -369,6 +419,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const counters = yield* CountersService;
       const supervisor = yield* SupervisorService;
       const engine = yield* QueryService;
+      const notifications = yield* NotificationsService;
 
       const country = openCountryLookup(config.geoipPath);
       const tracker = loadTrackerAsset(config.trackerPath);
@@ -405,6 +456,18 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         streamsPerCredential: config.liveStreamsPerCredential, flushRollups,
       });
       teamRoutes(routes, { pool, llm: config.llm });
+      exportRoutes(routes, { pool, log });
+      notificationRoutes(routes, { pool, clock, mailer: notifications.mailer, publicUrl: config.publicUrl, log });
+      // Shared links' streams: one hub subscription per watched link, and the revocation sweep, for this layer's life.
+      const shareStreams = new ShareStreams({
+        hub: live,
+        recentVisitors: (siteId, windowMs) => lanes.get(siteId).recentVisitors(windowMs),
+        existing: (ids) => existingShareIds(pool, ids),
+        log,
+      });
+      // The sweep catches its own failures (a database hiccup is retried at the next turn), so it needs no supervisor.
+      yield* Effect.forkScoped(shareStreams.loop());
+      shareRoutes(routes, { pool, clock, lanes, streams: shareStreams, flushRollups, publicUrl: config.publicUrl, trustProxy: config.trustProxy, log, engine });
       // Anomalies and insights read rollups; two scheduled tasks (hourly anomaly scan, weekly insights) live
       // as long as this layer.
       const detector = new AnomalyDetector(pool, clock.now);
@@ -454,6 +517,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
         (server) =>
           Effect.promise(async () => {
             live.stop();
+            shareStreams.stop();
             await server.close();
           }),
       );
@@ -471,11 +535,14 @@ export interface GatewayLayerOptions {
   readonly commit?: CommitFn;
   readonly writeRollups?: WriteRollupsFn;
   readonly maintenanceIntervalMs?: number;
+  /** Tests shorten the first webhook retry delay (1 s). */
+  readonly webhookRetryBaseMs?: number;
 }
 
 /** Everything but the base services (config, log, clock, counters, supervisor, faults), wired by dependency. */
 export const gatewayLayer = (options: GatewayLayerOptions) =>
   httpLayer(options.transport).pipe(
+    Layer.provideMerge(notificationsLayer(options.webhookRetryBaseMs)),
     Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer, queryLayer())),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(rollupsLayer(options.writeRollups)),

@@ -12,6 +12,8 @@ import type { HttpServer } from "../http/transport.ts";
 import type { LiveHub } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { Maintenance } from "../maintenance.ts";
+import type { Mailer } from "../notify/mailer.ts";
+import type { Notifier } from "../notify/notifier.ts";
 import type { RollupFlusher } from "../rollups/flusher.ts";
 import type { SiteCache } from "../sites/site-cache.ts";
 import type { Database } from "../storage/database.ts";
@@ -41,6 +43,8 @@ export class WriterService extends Context.Service<WriterService, GroupCommitWri
 export class LanesService extends Context.Service<LanesService, LaneRegistry>()("svc/Lanes") {}
 export class MaintenanceService extends Context.Service<MaintenanceService, Maintenance>()("svc/Maintenance") {}
 export class AuthenticatorService extends Context.Service<AuthenticatorService, AuthService>()("svc/Authenticator") {}
+/** Reports and alerts (run every minute) and the outbound mailer; the mailer is null without SVC_SMTP_URL. */
+export class NotificationsService extends Context.Service<NotificationsService, { readonly notifier: Notifier; readonly mailer: Mailer | null }>()("svc/Notifications") {}
 export class HttpService extends Context.Service<HttpService, HttpServer>()("svc/Http") {}
 
 /**

@@ -1,13 +1,14 @@
 // Goals of a site: POST creates one (a name matched exactly against event names), GET reports each with its
 // conversions for a window from the rollups, DELETE removes the definition only (the events stay).
 import type pg from "pg";
+import type { ActorChoice } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
+import type { ReadWindow } from "../read/window.ts";
 import { goalConversions, windowEcho } from "../read/reports.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
-import { ACTORS } from "../api-schema/common.ts";
+import { ACTORS, HUMAN_ACTORS } from "../api-schema/common.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { parseQuery } from "../query/request.ts";
-import type { ReadWindow } from "../read/window.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
@@ -16,8 +17,8 @@ const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, pa
 const GOAL_ID = /^\d{1,10}$/;
 
 /** Page-path goals' conversions over a window, from the query engine (the rollups know pages, not patterns). */
-async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, actor: string): Promise<Map<string, { conversions: number; visitors: number }>> {
-  const actors = actor === "all" ? [...ACTORS] : [actor];
+async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, actor: ActorChoice): Promise<Map<string, { conversions: number; visitors: number }>> {
+  const actors = actor === "all" ? [...ACTORS] : actor === "humans" ? [...HUMAN_ACTORS] : [actor];
   const answer = await engine.run(site, parseQuery({
     site_id: site.domain,
     date_range: window.current.grain === "day" ? [window.from, window.to] : [new Date(window.current.fromMs).toISOString(), new Date(window.current.toMs + 3_599_000).toISOString()],
@@ -25,6 +26,22 @@ async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window
     filters: [["is", "visit:actor", actors]],
   }));
   return new Map(answer.results.map((r) => [r.dimensions[0]!, { visitors: r.metrics[0]!, conversions: r.metrics[1]! }]));
+}
+
+/** Every goal of the site with its conversions in the window (the owner's and a shared view's goals card). */
+export async function goalsReport(pool: pg.Pool, engine: QueryEngine, site: SiteRecord, actor: ActorChoice, window: ReadWindow) {
+  const rows = await listGoals(pool, site.id);
+  const counts = await goalConversions(pool, site.id, window, rows.filter((g) => g.page_path === null).map((g) => g.name));
+  if (rows.some((g) => g.page_path !== null)) {
+    const pages = await pageGoalConversions(engine, site, window, actor);
+    for (const g of rows) if (g.page_path !== null) counts.set(g.name, pages.get(g.name) ?? { conversions: 0, visitors: 0 });
+  }
+  return {
+    site_id: site.id,
+    actor,
+    ...windowEcho(window),
+    goals: rows.map((g) => ({ id: g.id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
+  };
 }
 
 export function goalRoutes(routes: OperationRoutes, pool: pg.Pool, engine: QueryEngine): void {
@@ -43,19 +60,7 @@ export function goalRoutes(routes: OperationRoutes, pool: pg.Pool, engine: Query
     // Rollups are flushed first, so a conversion right after its 202 is counted (as /stats does).
     .site("GET /api/sites/{id}/goals", async ({ site, query, window: windowOf }) => {
       const actor = query.actor ?? "human";
-      const window = windowOf(actor);
-      const rows = await listGoals(pool, site.id);
-      const counts = await goalConversions(pool, site.id, window, rows.filter((g) => g.page_path === null).map((g) => g.name));
-      if (rows.some((g) => g.page_path !== null)) {
-        const pages = await pageGoalConversions(engine, site, window, actor);
-        for (const g of rows) if (g.page_path !== null) counts.set(g.name, pages.get(g.name) ?? { conversions: 0, visitors: 0 });
-      }
-      return jsonResponse(200, {
-        site_id: site.id,
-        actor,
-        ...windowEcho(window),
-        goals: rows.map((g) => ({ id: g.id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString(), ...counts.get(g.name)! })),
-      });
+      return jsonResponse(200, await goalsReport(pool, engine, site, actor, windowOf(actor)));
     }, { readsRollups: true })
     .site("DELETE /api/sites/{id}/goals/{goalId}", async ({ site, params }) => {
       const goalId = params["goalId"]!;

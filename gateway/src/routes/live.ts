@@ -31,6 +31,28 @@ export interface LiveRouteDeps {
 
 type Authenticate = Authenticator["authenticate"];
 
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-accel-buffering": "no", // nginx would otherwise buffer the stream
+};
+
+/** The opening event of a live stream: today's totals per actor and the visitors of the last 5 minutes. */
+export async function liveSnapshot(deps: Pick<LiveRouteDeps, "pool" | "clock" | "lanes">, site: { id: number; domain: string }) {
+  const now = deps.clock.now();
+  const [totals, recent] = await Promise.all([
+    actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
+    deps.lanes.get(site.id).recentVisitors(RECENT_MS),
+  ]);
+  return {
+    site: { id: site.id, domain: site.domain },
+    at: new Date(now).toISOString(),
+    day: utcDay(now),
+    totals: Object.fromEntries(totals.map((r) => [r.actor, { pageviews: r.pageviews, events: r.events, hits: r.hits, visitors: r.visitors }])),
+    visitors_last_5_minutes: recent,
+  };
+}
+
 /** False once the credential is refused; a failure that is not about the credential (the database) keeps the stream. */
 const stillValid = (authenticate: Authenticate, req: HttpRequest) => (): Promise<boolean> =>
   authenticate(req).then(
@@ -50,25 +72,10 @@ export function liveRoutes(routes: OperationRoutes, deps: LiveRouteDeps): void {
     }
     // Flushed after the stream limit, so a connect over it is refused at once.
     await deps.flushRollups();
-    const now = deps.clock.now();
-    const [totals, recent] = await Promise.all([
-      actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
-      deps.lanes.get(site.id).recentVisitors(RECENT_MS),
-    ]);
-    const snapshot = {
-      site: { id: site.id, domain: site.domain },
-      at: new Date(now).toISOString(),
-      day: utcDay(now),
-      totals: Object.fromEntries(totals.map((r) => [r.actor, { pageviews: r.pageviews, events: r.events, hits: r.hits, visitors: r.visitors }])),
-      visitors_last_5_minutes: recent,
-    };
+    const snapshot = await liveSnapshot(deps, site);
     return {
       status: 200,
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        "x-accel-buffering": "no", // nginx would otherwise buffer the stream
-      },
+      headers: SSE_HEADERS,
       stream: (sink) => {
         // Counted only once the stream exists (a client that hung up during the snapshot holds no slot); connects
         // that raced past the check above while their snapshots were read are ended here.

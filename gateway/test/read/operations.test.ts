@@ -8,9 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS, type Operation, type OperationKey, operationKey } from "../../src/api-schema/operations.ts";
 import { BODY_LIMIT } from "../../src/layers/gateway-layers.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, call, createApiKey, loginAsAdmin, type Reply } from "../support/auth.ts";
+import { createHash } from "node:crypto";
 import { type Harness, startHarness, UA } from "../support/harness.ts";
+import { type TestSmtp, startSmtp } from "../support/smtp.ts";
 
 let h: Harness;
+let smtp: TestSmtp;
 let doc: any;
 let session: Record<string, string>;
 let readKey: Record<string, string>;
@@ -35,6 +38,24 @@ interface Fixture {
 
 const newGoal = async () => ({ goalId: String((await h.pool.query("insert into goals (site_id, name) values ($1, $2) returning id", [own.id, `g${unique()}`])).rows[0].id) });
 const newKey = async () => ({ id: String((await call(h.base, "POST", "/api/keys", { body: { name: `k${unique()}` }, headers: session })).json.id) });
+
+/** A shared link of the own site made through the real route: its token and its id. */
+const newShare = async (body: Record<string, unknown> = {}) => {
+  const reply = await call(h.base, "POST", `/api/sites/${own.id}/shares`, { body, headers: adminKey });
+  if (reply.status !== 201) throw new Error(`share creation failed: ${reply.status} ${JSON.stringify(reply.json)}`);
+  return { token: reply.json.token as string, shareId: String(reply.json.id) };
+};
+
+/** A report recipient with a known confirmation token (the real one travels only in its e-mail). */
+const newRecipient = async () => {
+  const token = `t${unique()}`.padEnd(43, "x").slice(0, 43);
+  const { rows } = await h.pool.query(
+    "insert into report_recipients (site_id, email, frequency, confirm_token_hash, unsubscribe_token) values ($1, $2, 'weekly', $3, $4) returning id",
+    [own.id, `r${unique()}@example.com`, createHash("sha256").update(token).digest(), token],
+  );
+  return { token, recipientId: String(rows[0].id) };
+};
+const newRule = async () => ({ ruleId: String((await h.pool.query("insert into alert_rules (site_id, kind, interval_minutes, webhook_url, webhook_secret) values ($1, 'anomaly', 60, 'http://127.0.0.1:9/', 'whsec_x') returning id", [own.id])).rows[0].id) });
 
 const FIXTURES: Record<OperationKey, Fixture> = {
   "POST /api/event": { success: 202, headers: { "user-agent": UA.chrome }, body: () => ({ d: "own.example", u: "https://own.example/ops" }) },
@@ -73,6 +94,27 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/sites/{id}/insights": { success: 200 },
   "POST /api/sites/{id}/insights/run": { success: 200 },
   "GET /api/sites/{id}/live": { success: 200 },
+  "GET /api/sites/{id}/export": { success: 200, query: "from=2026-01-01&to=2026-12-31" },
+  "POST /api/sites/{id}/shares": { success: 201, body: () => ({ actor: "human", frame_origins: ["https://own.example"] }) },
+  "GET /api/sites/{id}/shares": { success: 200 },
+  "DELETE /api/sites/{id}/shares/{shareId}": { success: 204, params: () => newShare() },
+  "GET /api/share/{token}": { success: 200, params: () => newShare() },
+  "POST /api/share/{token}/unlock": { success: 200, params: () => newShare({ password: "open sesame" }), body: () => ({ password: "open sesame" }) },
+  "GET /api/share/{token}/stats": { success: 200, query: "days=7", params: () => newShare() },
+  "GET /api/share/{token}/breakdown": { success: 200, query: "field=page", params: () => newShare() },
+  "GET /api/share/{token}/ai": { success: 200, query: "limit=5", params: () => newShare() },
+  "GET /api/share/{token}/goals": { success: 200, query: "days=7", params: () => newShare() },
+  "GET /api/share/{token}/live": { success: 200, params: () => newShare() },
+  "GET /api/share/{token}/counter/live": { success: 200, params: () => newShare() },
+  "POST /api/sites/{id}/reports": { success: 201, body: () => ({ email: `r${unique()}@example.com`, frequency: "weekly" }) },
+  "GET /api/sites/{id}/reports": { success: 200 },
+  "DELETE /api/sites/{id}/reports/{recipientId}": { success: 204, params: newRecipient },
+  "GET /api/reports/confirm/{token}": { success: 200, params: newRecipient },
+  "GET /api/reports/unsubscribe/{token}": { success: 200, params: newRecipient },
+  "POST /api/reports/unsubscribe/{token}": { success: 200, params: newRecipient },
+  "POST /api/sites/{id}/alerts": { success: 201, body: () => ({ kind: "visitors_last_hour", threshold: 100, webhook_url: "https://hooks.example/svc" }) },
+  "GET /api/sites/{id}/alerts": { success: 200 },
+  "DELETE /api/sites/{id}/alerts/{ruleId}": { success: 204, params: newRule },
   "GET /api/team/llm": { success: 200 },
   "PATCH /api/team/llm": { success: 200, body: () => ({ provider: "local" }) },
 };
@@ -116,7 +158,8 @@ function expectDocumented(op: Operation, reply: Reply, status: number): void {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ sites: ["own.example"] });
+  smtp = await startSmtp();
+  h = await startHarness({ sites: ["own.example"], env: { SVC_SMTP_URL: smtp.url, SVC_MAIL_FROM: "svc <reports@svc.test>", SVC_PUBLIC_URL: "https://stats.svc.test" } });
   doc = (await call(h.base, "GET", "/api/openapi.json")).json;
   const login = await loginAsAdmin(h.base);
   session = bearer(login.token);
@@ -128,6 +171,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h?.close();
+  await smtp?.close();
 });
 
 describe.each(OPERATIONS.map((op) => ({ key: operationKey(op), op })))("$key", ({ op }) => {

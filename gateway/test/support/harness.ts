@@ -48,6 +48,7 @@ export interface HarnessOptions {
   readonly commit?: CommitFn;
   readonly writeRollups?: WriteRollupsFn;
   readonly maintenanceIntervalMs?: number;
+  readonly webhookRetryBaseMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -78,6 +79,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.commit ? { commit: options.commit } : {}),
       ...(options.writeRollups ? { writeRollups: options.writeRollups } : {}),
       ...(options.maintenanceIntervalMs ? { maintenanceIntervalMs: options.maintenanceIntervalMs } : {}),
+      ...(options.webhookRetryBaseMs !== undefined ? { webhookRetryBaseMs: options.webhookRetryBaseMs } : {}),
     });
   let gateway = await start();
   const harness = {

@@ -1,0 +1,106 @@
+// Exports in real Chromium: "Export CSV" on a card downloads the rows it shows (UTF-8 with a byte-order mark,
+// a header row, file name with site, period and actor), every cell a spreadsheet would run as a formula is
+// guarded; "Download all (ZIP)" holds one CSV per card with the API's numbers; a filtered shared view's files
+// say so in their names.
+import { readFile } from "node:fs/promises";
+import { unzipSync, strFromU8 } from "fflate";
+import type { Download, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
+import { type Stack, startStack } from "./support/stack.ts";
+import { apiJson, pageview, visitorUa } from "./support/traffic.ts";
+
+const DOMAIN = "export.example";
+let stack: Stack;
+let page: Page;
+
+/** RFC 4180, as a spreadsheet's CSV import reads it: the cells of each record. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let cell = "";
+  let record: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") record.push(cell), (cell = "");
+    else if (c === "\r" && text[i + 1] === "\n") record.push(cell), records.push(record), (record = []), (cell = ""), i++;
+    else cell += c;
+  }
+  return records;
+}
+/** A spreadsheet evaluates a cell that starts with one of these; a guarded one starts with a quote instead. */
+const RUNS_AS_FORMULA = /^[=+\-@\t\r]/;
+const saved = async (download: Download) => readFile((await download.path())!);
+
+beforeAll(async () => {
+  stack = await startStack({ sites: [DOMAIN] });
+  await pageview(stack.gateway.base, DOMAIN, "/pricing?utm_source=%3D1%2B1&utm_campaign=%40SUM(A1)", visitorUa(1));
+  await pageview(stack.gateway.base, DOMAIN, "/", visitorUa(2), { n: "=HYPERLINK(\"https://evil.example\")" });
+  await pageview(stack.gateway.base, DOMAIN, "/café", visitorUa(3));
+  ({ page } = await stack.open());
+  await stack.signIn(page);
+  await page.goto(`/app/sites/${DOMAIN}?period=today`);
+  await page.locator('[data-testid="breakdown-utm_source"] tbody tr').first().waitFor();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("Export CSV on a card", () => {
+  it.each([
+    ["utm_source", "=1+1"],
+    ["utm_campaign", "@SUM(A1)"],
+    ["event", "=HYPERLINK(\"https://evil.example\")"],
+  ])("%s: the rows shown, UTF-8 with a header, no cell a spreadsheet would run", async (field, raw) => {
+    const card = page.getByTestId(`breakdown-${field}`);
+    const [download] = await Promise.all([page.waitForEvent("download"), card.getByTestId("export-csv").click()]);
+    expect(download.suggestedFilename()).toBe(`${DOMAIN}_days-1_human_${field}.csv`);
+    const bytes = await saved(download);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const records = parseCsv(bytes.toString("utf8").slice(1));
+    expect(records[0]).toEqual(["value", "label", "visitors", field === "event" ? "events" : "pageviews", "hits"]);
+    const api = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=${field}&days=1&actor=human&limit=10`);
+    expect(records.length - 1).toBe(api.rows.length);
+    for (const cell of records.flat()) expect(cell, cell).not.toMatch(RUNS_AS_FORMULA);
+    expect(records.flat()).toContain(`'${raw}`);
+  });
+
+  it("keeps non-ASCII text as UTF-8", async () => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("breakdown-page").getByTestId("export-csv").click()]);
+    expect((await saved(download)).toString("utf8")).toContain("/café");
+  });
+});
+
+describe("Download all (ZIP)", () => {
+  it("holds one CSV per card, with the API's numbers", async () => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-zip").click()]);
+    expect(download.suggestedFilename()).toBe(`${DOMAIN}_days-1_human_all.zip`);
+    const files = unzipSync(new Uint8Array(await saved(download)));
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(["series.csv", "page.csv", "source.csv", "event.csv", "goals.csv", "ai-traffic.csv"]));
+    const pages = parseCsv(strFromU8(files["page.csv"]!).slice(1));
+    const api = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/breakdown?field=page&days=1&actor=human&limit=1000`);
+    expect(pages.slice(1).map((r) => [r[0], Number(r[2]), Number(r[3])])).toEqual(api.rows.map((r: { value: string; visitors: number; pageviews: number }) => [r.value, r.visitors, r.pageviews]));
+    for (const [name, content] of Object.entries(files)) for (const cell of parseCsv(strFromU8(content).slice(1)).flat()) expect(cell, name).not.toMatch(RUNS_AS_FORMULA);
+  });
+});
+
+describe("a filtered shared view", () => {
+  it("names its filters in the file", async () => {
+    const { token } = await loginAsAdmin(stack.gateway.base);
+    const admin = bearer(await createApiKey(stack.gateway.base, token, "export admin", "admin"));
+    const made = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/shares`, { body: { filters: [["is", "event:page", ["/pricing"]]] }, headers: admin });
+    const { page: viewer } = await stack.open();
+    await viewer.goto(`/share/${made.json.token}?period=today`);
+    const card = viewer.getByTestId("breakdown-page");
+    await card.locator("tbody tr").first().waitFor();
+    expect(await card.locator("tbody tr").count()).toBe(1);
+    const [download] = await Promise.all([viewer.waitForEvent("download"), card.getByTestId("export-csv").click()]);
+    expect(download.suggestedFilename()).toBe(`${DOMAIN}_days-1_human_filtered-is-event-page-pricing_page.csv`);
+    expect(parseCsv((await saved(download)).toString("utf8").slice(1)).slice(1).map((r) => r[0])).toEqual(["/pricing"]);
+  });
+});

@@ -1,0 +1,181 @@
+// Shared links in real Chromium, in front of a real gateway on real PostgreSQL: a password-protected link
+// shows live numbers to a signed-out browser (and refuses a wrong password); the embed renders inside a page
+// of another local origin only where the link allows that origin; the counter widget (≤ 5 KB) ticks within
+// 1 s of an event. Screenshots of the shared view, the embed and the counter go to dashboard/screenshots/.
+import { mkdirSync } from "node:fs";
+import { type Server, createServer } from "node:http";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
+import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { type Stack, startStack } from "./support/stack.ts";
+import { apiJson, pageview, visitorUa } from "./support/traffic.ts";
+
+const DOMAIN = "shared.example";
+const SHOTS = join(DASHBOARD_DIR, "screenshots");
+let stack: Stack;
+let admin: Record<string, string>;
+let visitor = 100;
+
+/** A page on its own local origin (another port) that frames `src`: the site embedding the view or counter. */
+interface Host {
+  readonly origin: string;
+  frame(src: string, height?: number): string;
+  close(): Promise<void>;
+}
+async function startHost(): Promise<Host> {
+  const pages = new Map<string, string>();
+  const server: Server = createServer((req, res) => {
+    const body = pages.get(req.url ?? "");
+    res.writeHead(body ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(body ?? "not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    origin,
+    frame(src, height = 900) {
+      const path = `/page-${pages.size}`;
+      pages.set(path, `<!doctype html><html><body style="margin:0;font-family:sans-serif;background:#eef"><h1 style="font-size:16px;margin:8px">A blog post on ${origin}</h1><iframe id="embed" src="${src}" style="width:100%;height:${height}px;border:0"></iframe></body></html>`);
+      return `${origin}${path}`;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function share(body: Record<string, unknown>): Promise<{ id: number; token: string }> {
+  const reply = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/shares`, { body, headers: admin });
+  expect(reply.status, JSON.stringify(reply.json)).toBe(201);
+  return reply.json;
+}
+const newVisitor = (path = "/") => pageview(stack.gateway.base, DOMAIN, path, visitorUa(visitor++));
+const number = (text: string | null) => Number((text ?? "").replaceAll(",", ""));
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  stack = await startStack({ sites: [DOMAIN] });
+  const { token } = await loginAsAdmin(stack.gateway.base);
+  admin = bearer(await createApiKey(stack.gateway.base, token, "share admin", "admin"));
+  for (const path of ["/", "/pricing", "/blog/live-numbers"]) await newVisitor(path);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("a shared link with a password", () => {
+  let page: Page;
+  let token: string;
+
+  it("refuses a wrong password to a signed-out browser, then shows the numbers for the right one", async () => {
+    ({ token } = await share({ password: "correct horse battery" }));
+    let errors: Error[];
+    ({ page, errors } = await stack.open());
+    expect(await page.context().cookies()).toEqual([]);
+    await page.goto(`/share/${token}?period=today`);
+    await page.getByTestId("share-password").waitFor();
+    expect(await page.locator("[data-metric]").count()).toBe(0);
+    await page.getByLabel("Password").fill("wrong horse battery");
+    await page.getByRole("button", { name: "View" }).click();
+    await expect.poll(() => page.getByTestId("share-password-error").textContent()).toBe("wrong password");
+    expect(await page.locator('[data-metric="visitors"]').count()).toBe(0);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "View" }).click();
+    await page.locator('[data-metric="visitors"]').waitFor();
+    const api = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
+    await expect.poll(() => page.locator('[data-metric="visitors"]').textContent()).toBe(String(api.current.visitors));
+    // Read-only: no goal form, no delete, no insights, no settings.
+    await page.getByTestId("goals").waitFor();
+    expect(await page.getByRole("button", { name: "Add goal" }).count()).toBe(0);
+    expect(await page.getByText("Settings").count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("ticks live: a new visitor shows within 1 s of its 202", async () => {
+    await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
+    const before = number(await page.locator('[data-metric="visitors"]').textContent());
+    const liveBefore = number(await page.locator('[data-metric="live-visitors"]').textContent());
+    await newVisitor("/live");
+    const acked = Date.now();
+    await page.waitForFunction(
+      ([b, l]) => Number(document.querySelector('[data-metric="visitors"]')?.textContent?.replaceAll(",", "")) === b + 1 && Number(document.querySelector('[data-metric="live-visitors"]')?.textContent) === l + 1,
+      [before, liveBefore] as const,
+      { timeout: 3000, polling: 20 },
+    );
+    expect(Date.now() - acked).toBeLessThan(1000);
+    await page.screenshot({ path: join(SHOTS, "share-view.png"), fullPage: true });
+  });
+});
+
+describe("the embed", () => {
+  let allowed: Host;
+  let other: Host;
+  let token: string;
+  beforeAll(async () => {
+    allowed = await startHost();
+    other = await startHost();
+    ({ token } = await share({ frame_origins: [allowed.origin], actor: "human" }));
+  });
+  afterAll(async () => {
+    await allowed?.close();
+    await other?.close();
+  });
+
+  it("renders in a page of an allowed origin, in the theme asked, without the page's chrome", async () => {
+    const { page } = await stack.open();
+    await page.goto(allowed.frame(`${stack.dashboard.base}/share/${token}?embed=true&theme=dark&period=today`));
+    const frame = page.frameLocator("#embed");
+    await frame.locator('[data-metric="visitors"]').waitFor({ timeout: 10_000 });
+    expect(await frame.locator("h1").count()).toBe(0);
+    expect(await frame.locator('[aria-label="Actor"]').count()).toBe(0);
+    expect(await frame.locator("html").getAttribute("data-theme")).toBe("dark");
+    await page.screenshot({ path: join(SHOTS, "share-embed-dark.png"), fullPage: true });
+  });
+
+  it("is refused in a page of any other origin (frame-ancestors), and without embed=true", async () => {
+    const { page } = await stack.open();
+    const refusals: string[] = [];
+    page.on("console", (m) => refusals.push(m.text()));
+    await page.goto(other.frame(`${stack.dashboard.base}/share/${token}?embed=true`));
+    await expect.poll(() => refusals.some((m) => m.includes("frame-ancestors")), { timeout: 5000 }).toBe(true);
+    expect(await page.frameLocator("#embed").locator('[data-testid="shared-view"]').count()).toBe(0);
+    // The allowed origin, but the page without embed=true: 'none' as everywhere else.
+    const { page: second } = await stack.open();
+    const refused: string[] = [];
+    second.on("console", (m) => refused.push(m.text()));
+    await second.goto(allowed.frame(`${stack.dashboard.base}/share/${token}`));
+    await expect.poll(() => refused.some((m) => m.includes("frame-ancestors")), { timeout: 5000 }).toBe(true);
+    for (const path of [`/share/${token}`, "/app/login", `/share/${token}?embed=true&x=1`.replace(token, "A".repeat(43))]) {
+      const res = await fetch(stack.dashboard.base + path);
+      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+    const embedded = await fetch(`${stack.dashboard.base}/share/${token}?embed=true`);
+    expect(embedded.headers.get("content-security-policy")).toContain(`frame-ancestors ${allowed.origin}`);
+  });
+});
+
+describe("the live counter", () => {
+  it("is under 5 KB, framed only where allowed, and ticks within 1 s of an event", async () => {
+    const host = await startHost();
+    const { token } = await share({ frame_origins: [host.origin] });
+    const res = await fetch(`${stack.dashboard.base}/share/${token}/counter`);
+    const html = await res.text();
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(5 * 1024);
+    expect(res.headers.get("content-security-policy")).toContain(`frame-ancestors ${host.origin}`);
+    expect((await fetch(`${stack.dashboard.base}/share/${"A".repeat(43)}/counter`)).status).toBe(404);
+
+    const { page, errors } = await stack.open();
+    await page.goto(host.frame(`${stack.dashboard.base}/share/${token}/counter?theme=light`, 60));
+    const counter = page.frameLocator("#embed").getByTestId("counter");
+    await expect.poll(async () => /^\d+$/.test((await counter.textContent()) ?? ""), { timeout: 5000 }).toBe(true);
+    const before = number(await counter.textContent());
+    await newVisitor("/counted");
+    const acked = Date.now();
+    const frame = page.frames().find((f) => f.url().endsWith("/counter?theme=light"))!;
+    await frame.waitForFunction((b) => Number(document.getElementById("n")!.textContent) === b + 1, before, { timeout: 3000, polling: 20 });
+    expect(Date.now() - acked).toBeLessThan(1000);
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, "share-counter.png"), clip: { x: 0, y: 0, width: 420, height: 110 } });
+    await host.close();
+  });
+});

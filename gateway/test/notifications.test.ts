@@ -1,0 +1,224 @@
+// Reports and alerts end to end, nothing leaving the machine: a real gateway on real PostgreSQL with the
+// injected clock, a real SMTP server (smtp-server) started here and a local webhook receiver. A weekly report
+// arrives only after its recipient confirmed, with the week's numbers against the week before, once, with an
+// unsubscribe link that works; the mail is rendered in Chromium for a screenshot. Alerts: a signed webhook,
+// retried after a 500, logged attempt by attempt, at most once per interval; errors in the log carry no
+// secret. Boot refuses an incomplete mail configuration.
+import { createHmac } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { type IncomingHttpHeaders, createServer } from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../tracker/test/support/browser.ts";
+import { ConfigInvalid, loadConfig } from "../src/config.ts";
+import { bearer, call, createApiKey, loginAsAdmin } from "./support/auth.ts";
+import { type Harness, UA, post, startHarness } from "./support/harness.ts";
+import { type TestSmtp, startSmtp } from "./support/smtp.ts";
+
+const SITE = "report.example";
+const PUBLIC = "https://stats.svc.test";
+const SHOTS = join(import.meta.dirname, "../../dashboard/screenshots");
+let h: Harness;
+let smtp: TestSmtp;
+let admin: Record<string, string>;
+const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
+const visit = (n: number, path: string) => post(h.base, "/api/event", { d: SITE, u: `https://${SITE}${path}`, r: n % 2 ? "https://www.google.com/" : "" }, { "user-agent": person(n) }).then((r) => expect(r.status).toBe(202));
+/** A link from a mail, sent to this gateway instead of the public dashboard (whose /api proxy would forward it). */
+const follow = (url: string, method = "GET") => call(h.base, method, url.replace(PUBLIC, ""));
+
+/** A webhook receiver on a random local port: answers each request with the next status of `statuses` (then 204). */
+async function startReceiver(statuses: number[]) {
+  const requests: Array<{ headers: IncomingHttpHeaders; body: string; at: number }> = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      requests.push({ headers: req.headers, body, at: Date.now() });
+      res.writeHead(statuses.shift() ?? 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/svc`, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  // Tuesday of the week before the reported one: the harness clock walks forward from here.
+  h = await startHarness({
+    sites: [SITE], now: "2026-11-03T10:00:00Z", webhookRetryBaseMs: 50,
+    env: { SVC_SMTP_URL: smtp.url, SVC_MAIL_FROM: "svc reports <reports@svc.test>", SVC_PUBLIC_URL: PUBLIC },
+  });
+  const { token } = await loginAsAdmin(h.base);
+  admin = bearer(await createApiKey(h.base, token, "reports", "admin"));
+  // The week before: 2 visitors. The reported week (Mon 9 – Sun 15 November): 6 visitors, 8 pageviews.
+  await visit(1, "/");
+  await visit(2, "/pricing");
+  h.clock.set("2026-11-10T09:00:00Z");
+  for (const [n, path] of [[3, "/"], [4, "/"], [5, "/pricing"], [6, "/blog/hello"], [7, "/"], [8, "/docs"]] as const) await visit(n, path);
+  await visit(3, "/pricing");
+  await visit(4, "/docs");
+  await h.gateway.rollups.flushBeforeRead();
+});
+afterAll(async () => {
+  await h?.close();
+  await smtp?.close();
+});
+
+describe("weekly e-mail report", () => {
+  let unsubscribe: string;
+
+  it("asks the recipient to confirm first, and sends nothing before", async () => {
+    const added = await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body: { email: "owner@report.example", frequency: "weekly" }, headers: admin });
+    expect(added.status).toBe(201);
+    expect(added.json).toMatchObject({ email: "owner@report.example", frequency: "weekly", confirmed: false });
+    const confirmation = await smtp.next("owner@report.example");
+    expect(confirmation.mail.subject).toBe(`Confirm weekly reports for ${SITE}`);
+    const link = /https:\/\/stats\.svc\.test\/api\/reports\/confirm\/[A-Za-z0-9_-]{43}/.exec(confirmation.mail.text!)![0];
+    h.clock.set("2026-11-16T00:10:00Z");
+    await h.gateway.notifier.runDue();
+    expect(smtp.received.filter((m) => m.mail.subject?.startsWith("Weekly"))).toEqual([]);
+    const confirmed = await follow(link);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(confirmed.json).toContain("will get weekly reports for report.example");
+    expect((await follow(link)).status).toBe(404); // a confirmation link works once
+  });
+
+  it("arrives with last week's numbers against the week before, once", async () => {
+    await h.gateway.notifier.runDue();
+    const report = await smtp.next("owner@report.example");
+    expect(report.mail.subject).toBe(`Weekly report for ${SITE}: 6 visitors (+200%)`);
+    expect(report.mail.from!.text).toBe('"svc reports" <reports@svc.test>');
+    const text = report.mail.text!;
+    expect(text).toContain("2026-11-09 – 2026-11-15 (UTC)");
+    expect(text).toContain("Compared with 2026-11-02 – 2026-11-08.");
+    expect(text).toContain("Visitors: 6 (+200%)");
+    expect(text).toContain("Pageviews: 8 (+300%)");
+    expect(text).toMatch(/Top pages \(visitors\):\n {2}3 {2}\/\n {2}2 {2}\/docs\n {2}2 {2}\/pricing\n {2}1 {2}\/blog\/hello/);
+    expect(text).toMatch(/Top sources \(visitors\):\n {2}3 {2}Direct \/ None\n {2}3 {2}Google/);
+    const html = report.mail.html as string;
+    expect(html).toContain('data-metric="visitors">6<');
+    unsubscribe = /Unsubscribe: (\S+)/.exec(text)![1]!;
+    expect(unsubscribe).toMatch(/^https:\/\/stats\.svc\.test\/api\/reports\/unsubscribe\/[A-Za-z0-9_-]{43}$/);
+    expect(html).toContain(`href="${unsubscribe}"`);
+    const header = (name: string) => report.mail.headerLines.find((l) => l.key === name)?.line.replace(/\r?\n\s+/g, " ");
+    expect(header("list-unsubscribe")).toContain(`<${unsubscribe}>`);
+    expect(header("list-unsubscribe-post")).toBe("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
+
+    const browser = await launchBrowser();
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 680, height: 900 } })).newPage();
+      await page.setContent(html);
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, "report-email.png"), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+
+    h.clock.advance(60 * 60_000);
+    await h.gateway.notifier.runDue();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.received.filter((m) => m.mail.subject?.startsWith("Weekly"))).toHaveLength(1);
+  });
+
+  it("stops at the unsubscribe link (one-click POST too)", async () => {
+    const gone = await follow(unsubscribe, "POST");
+    expect(gone.status).toBe(200);
+    expect(gone.json).toContain("will get no more weekly reports");
+    expect((await follow(unsubscribe)).status).toBe(404);
+    expect((await call(h.base, "GET", `/api/sites/${SITE}/reports`, { headers: admin })).json.recipients).toEqual([]);
+  });
+
+  it("refuses bad recipients with a 400 naming the field, and a duplicate with 409", async () => {
+    for (const body of [{ email: "not an address", frequency: "weekly" }, { email: "a@b.example", frequency: "daily" }]) {
+      const reply = await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body, headers: admin });
+      expect(reply.status).toBe(400);
+    }
+    const body = { email: "twice@report.example", frequency: "monthly" };
+    expect((await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body, headers: admin })).status).toBe(201);
+    expect((await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body, headers: admin })).status).toBe(409);
+  });
+});
+
+describe("alerts", () => {
+  it("posts a signed webhook, retried after a 500, logged per attempt, at most once per interval", async () => {
+    const receiver = await startReceiver([500]);
+    h.clock.set("2026-11-18T12:00:00Z");
+    for (const n of [20, 21, 22]) await visit(n, "/spike");
+    const made = await call(h.base, "POST", `/api/sites/${SITE}/alerts`, { body: { kind: "visitors_last_hour", threshold: 2, interval_minutes: 5, webhook_url: receiver.url, email: "oncall@report.example" }, headers: admin });
+    expect(made.status).toBe(201);
+    const secret: string = made.json.webhook_secret;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify((await call(h.base, "GET", `/api/sites/${SITE}/alerts`, { headers: admin })).json)).not.toContain(secret);
+
+    await h.gateway.notifier.runDue();
+    await h.gateway.notifier.settled();
+    expect(receiver.requests).toHaveLength(2);
+    for (const r of receiver.requests) {
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(r.headers["x-svc-signature"]))!;
+      expect(v1).toBe(createHmac("sha256", secret).update(`${t}.${r.body}`).digest("hex"));
+      expect(JSON.parse(r.body)).toMatchObject({ alert: "visitors_last_hour", site_id: expect.any(Number), visitors_last_hour: 3, threshold: 2 });
+    }
+    const mail = await smtp.next("oncall@report.example");
+    expect(mail.mail.subject).toBe("Traffic alert: 3 visitors in the last hour (above 2)");
+    const log = (await call(h.base, "GET", `/api/sites/${SITE}/alerts`, { headers: admin })).json.deliveries;
+    expect(log.map((d: { channel: string; attempt: number; status: string; http_status: number | null }) => [d.channel, d.attempt, d.status, d.http_status]).sort()).toEqual(
+      [["email", 1, "delivered", null], ["webhook", 1, "failed", 500], ["webhook", 2, "delivered", 204]].sort(),
+    );
+
+    // Within the interval: nothing more. After it (the condition still holding): one more.
+    h.clock.advance(4 * 60_000);
+    await h.gateway.notifier.runDue();
+    await h.gateway.notifier.settled();
+    expect(receiver.requests).toHaveLength(2);
+    h.clock.advance(2 * 60_000);
+    await h.gateway.notifier.runDue();
+    await h.gateway.notifier.settled();
+    expect(receiver.requests).toHaveLength(3);
+    await receiver.close();
+  });
+
+  it("writes failures to the log without the URL's secrets", async () => {
+    // A port nobody listens on (taken and given back).
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const made = await call(h.base, "POST", `/api/sites/${SITE}/alerts`, { body: { kind: "visitors_last_hour", threshold: 0, interval_minutes: 5, webhook_url: `http://127.0.0.1:${port}/hook?token=hunter2-secret` }, headers: admin });
+    expect(made.status).toBe(201);
+    await h.gateway.notifier.runDue();
+    await h.gateway.notifier.settled();
+    const log = (await call(h.base, "GET", `/api/sites/${SITE}/alerts`, { headers: admin })).json.deliveries.filter((d: { rule_id: number }) => d.rule_id === made.json.id);
+    expect(log.map((d: { attempt: number }) => d.attempt).sort()).toEqual([1, 2, 3, 4]);
+    for (const d of log) expect(d).toMatchObject({ status: "failed", http_status: null, error: "ECONNREFUSED" });
+    expect(h.logs.join("\n")).not.toContain("hunter2");
+  });
+
+  it("refuses a rule without a channel, or without a threshold, naming the field", async () => {
+    const none = await call(h.base, "POST", `/api/sites/${SITE}/alerts`, { body: { kind: "anomaly" }, headers: admin });
+    expect(none.status).toBe(400);
+    expect(none.json.details[0].path).toBe("email");
+    const threshold = await call(h.base, "POST", `/api/sites/${SITE}/alerts`, { body: { kind: "visitors_last_hour", webhook_url: "https://hooks.example/" }, headers: admin });
+    expect(threshold.json.details[0].path).toBe("threshold");
+    const badUrl = await call(h.base, "POST", `/api/sites/${SITE}/alerts`, { body: { kind: "anomaly", webhook_url: "ftp://hooks.example/" }, headers: admin });
+    expect(badUrl.json.details[0].path).toBe("webhook_url");
+  });
+});
+
+describe("mail configuration at boot", () => {
+  it.each([
+    [{ SVC_SMTP_URL: "smtp://relay.example:25" }, "SVC_SMTP_URL is set but SVC_MAIL_FROM is not"],
+    [{ SVC_SMTP_URL: "smtp://relay.example:25", SVC_MAIL_FROM: "a@b.example" }, "SVC_SMTP_URL is set but SVC_PUBLIC_URL is not"],
+    [{ SVC_SMTP_URL: "http://user:pw-secret@relay.example" }, "SVC_SMTP_URL=(hidden) is invalid"],
+    [{ SVC_MAIL_FROM: "not an address" }, "SVC_MAIL_FROM=\"not an address\" is invalid"],
+  ])("%o is refused: %s", (env, message) => {
+    let problems: readonly string[] = [];
+    try {
+      loadConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigInvalid) problems = error.problems;
+    }
+    expect(problems.some((p) => p.startsWith(message))).toBe(true);
+    expect(problems.join("\n")).not.toContain("pw-secret");
+  });
+});

@@ -1,0 +1,230 @@
+// Shared links over real HTTP on a real PostgreSQL: made, listed and revoked by an admin; read by nobody in
+// particular with the token alone; a password traded for an access key (and refused, and rate-limited); the
+// link's actor and filters applied and never removable by the viewer; live streams restricted, fanned out from
+// one hub subscription, ended within seconds of a revocation; and no token in any log line.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, call, createApiKey, loginAsAdmin } from "./support/auth.ts";
+import { type Harness, UA, post, startHarness } from "./support/harness.ts";
+import { subscribe } from "./support/sse.ts";
+
+let h: Harness;
+let admin: Record<string, string>;
+let readKey: Record<string, string>;
+const SITE = "shared.example";
+const tokens: string[] = [];
+
+async function share(body: Record<string, unknown> = {}): Promise<{ id: number; token: string; url: string }> {
+  const reply = await call(h.base, "POST", `/api/sites/${SITE}/shares`, { body, headers: admin });
+  expect(reply.status, JSON.stringify(reply.json)).toBe(201);
+  tokens.push(reply.json.token);
+  return reply.json;
+}
+const get = (path: string) => call(h.base, "GET", path);
+const visit = (path: string, ua: string, referrer = "") =>
+  post(h.base, "/api/event", { d: SITE, u: `https://${SITE}${path}`, r: referrer }, { "user-agent": ua }).then((r) => expect(r.status).toBe(202));
+const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
+
+beforeAll(async () => {
+  h = await startHarness({ sites: [SITE], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
+  const { token } = await loginAsAdmin(h.base);
+  admin = bearer(await createApiKey(h.base, token, "admin", "admin"));
+  readKey = bearer(await createApiKey(h.base, token, "read"));
+  await visit("/", person(1), "https://www.google.com/");
+  await visit("/pricing", person(2), "https://www.google.com/");
+  await visit("/", person(3), "https://news.ycombinator.com/");
+  expect((await post(h.base, "/api/hit", { domain: SITE, method: "GET", path: "/", status: 200, user_agent: UA.gptbot, referrer: null, ip: "192.0.2.7" })).status).toBe(202);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("the owner's side", () => {
+  it("makes a link with an unguessable token, stored only as its hash, and lists it without the token", async () => {
+    const made = await share({ frame_origins: ["https://Blog.example.com"] });
+    expect(made.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(made.url).toBe(`https://stats.example.org/share/${made.token}`);
+    expect(made).toMatchObject({ password_protected: false, actor: null, filters: [], frame_origins: ["https://blog.example.com"] });
+    const stored = (await h.pool.query("select * from shares where id = $1", [made.id])).rows[0];
+    expect(JSON.stringify(stored)).not.toContain(made.token);
+    const list = await call(h.base, "GET", `/api/sites/${SITE}/shares`, { headers: admin });
+    expect(list.json.shares.map((s: { id: number }) => s.id)).toContain(made.id);
+    expect(JSON.stringify(list.json)).not.toContain(made.token);
+    expect((await call(h.base, "GET", `/api/sites/${SITE}/shares`, { headers: readKey })).status).toBe(403);
+  });
+
+  it.each([
+    ["a filter that is not an array", { filters: ["is"] }],
+    ["an unknown operator", { filters: [["equals", "visit:source", ["Google"]]] }],
+    ["an unknown dimension", { filters: [["is", "visit:planet", ["Mars"]]] }],
+    ["values that are not strings", { filters: [["is", "visit:source", [1]]] }],
+    ["no values", { filters: [["is", "visit:source", []]] }],
+    ["a bad regular expression", { filters: [["matches", "event:page", ["("]]] }],
+    ["a bad modifier", { filters: [["is", "visit:source", ["Google"], { case: false }]] }],
+    ["an empty and", { filters: [["and", []]] }],
+    ["a time dimension", { filters: [["is", "time:day", ["2026-01-01"]]] }],
+    ["an unknown actor", { actor: "robot" }],
+    ["a frame origin with a path", { frame_origins: ["https://example.com/embed"] }],
+    ["a short password", { password: "short" }],
+  ])("refuses %s with a 400 naming the field", async (_label, body) => {
+    const reply = await call(h.base, "POST", `/api/sites/${SITE}/shares`, { body, headers: admin });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(400);
+    expect(reply.json.details[0].path.split("[")[0]).toBe(Object.keys(body)[0]);
+  });
+
+  it("accepts Plausible's filter forms: modifiers, and / or / not", async () => {
+    const filters = [["and", [["contains", "event:page", ["pric"], { case_sensitive: false }], ["not", ["is", "visit:country", ["FR"]]]]], ["or", [["matches", "visit:source", ["^Goo"]]]]];
+    const made = await share({ filters });
+    expect(made).toMatchObject({ filters });
+  });
+});
+
+describe("the viewer's side", () => {
+  it("reads the site's numbers with the token alone, the same numbers the owner reads", async () => {
+    const { token } = await share();
+    const info = await get(`/api/share/${token}`);
+    expect(info.json).toEqual({ password_required: false, site: { domain: SITE, name: null }, actor: null, filters: [], frame_origins: [] });
+    for (const path of ["/stats?days=1", "/breakdown?field=source&days=1", "/goals?days=1", "/ai?days=1"]) {
+      const shared = await get(`/api/share/${token}${path}`);
+      const owner = await call(h.base, "GET", `/api/sites/${SITE}${path}`, { headers: readKey });
+      expect(shared.status, path).toBe(200);
+      expect(shared.json, path).toEqual(owner.json);
+    }
+    expect((await get(`/api/share/${token}/stats?days=1`)).json.current).toMatchObject({ visitors: 3, pageviews: 3 });
+  });
+
+  it("answers an unknown, malformed or revoked token with the same 404", async () => {
+    const { id, token } = await share();
+    expect((await call(h.base, "DELETE", `/api/sites/${SITE}/shares/${id}`, { headers: admin })).status).toBe(204);
+    for (const t of [token, "x".repeat(43), "short", "a".repeat(44)]) {
+      const reply = await get(`/api/share/${t}/stats`);
+      expect(reply.status, t).toBe(404);
+      expect(reply.json.error).toBe("unknown or revoked shared link");
+    }
+    expect((await call(h.base, "DELETE", `/api/sites/${SITE}/shares/${id}`, { headers: admin })).status).toBe(404);
+  });
+
+  it("needs the password: refuses reads and a wrong password, trades the right one for an access key", async () => {
+    const { id, token } = await share({ password: "correct horse" });
+    expect((await get(`/api/share/${token}`)).json).toEqual({ password_required: true, frame_origins: [] });
+    expect((await get(`/api/share/${token}/stats`)).status).toBe(401);
+    expect((await get(`/api/share/${token}/live`)).status).toBe(401);
+    const wrong = await post(h.base, `/api/share/${token}/unlock`, { password: "wrong horse" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json.error).toBe("wrong password");
+    const right = await post(h.base, `/api/share/${token}/unlock`, { password: "correct horse" });
+    expect(right.status).toBe(200);
+    const { access } = right.json;
+    expect((await get(`/api/share/${token}/stats?days=1&access=${access}`)).status).toBe(200);
+    expect((await get(`/api/share/${token}?access=${access}`)).json.password_required).toBe(false);
+    // Another link's key, a forged one and an expired one open nothing.
+    const tampered = access.slice(0, -2) + (access.endsWith("AA") ? "BB" : "AA");
+    expect((await get(`/api/share/${token}/stats?access=${tampered}`)).status).toBe(401);
+    h.clock.advance(12 * 3_600_000 + 1);
+    expect((await get(`/api/share/${token}/stats?access=${access}`)).status).toBe(401);
+    h.clock.advance(-(12 * 3_600_000 + 1));
+    const stored = (await h.pool.query("select password_hash from shares where id = $1", [id])).rows[0].password_hash;
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(stored).not.toContain("correct horse");
+  });
+
+  it("limits password attempts like login: per client a minute, then per link with growing waits", async () => {
+    const { token } = await share({ password: "correct horse" });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await post(h.base, `/api/share/${token}/unlock`, { password: `guess ${i}` })).status);
+    // The earlier test spent 2 of this client's 10 a minute; after 5 wrong in a row the link makes each wait.
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual(Array(7).fill(429));
+    const limited = await post(h.base, `/api/share/${token}/unlock`, { password: "correct horse" });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    h.clock.advance(61_000); // the client's window and the link's wait both pass
+    expect((await post(h.base, `/api/share/${token}/unlock`, { password: "correct horse" })).status).toBe(200);
+  });
+
+  it("keeps the link's actor: other actors are refused, the AI panel too", async () => {
+    const { token } = await share({ actor: "ai_crawler" });
+    const stats = await get(`/api/share/${token}/stats?days=1`);
+    expect(stats.json).toMatchObject({ actor: "ai_crawler", current: { hits: 1 } });
+    expect((await get(`/api/share/${token}/stats?days=1&actor=ai_crawler`)).status).toBe(200);
+    for (const actor of ["human", "all", "bot"]) {
+      const reply = await get(`/api/share/${token}/stats?days=1&actor=${actor}`);
+      expect(reply.status, actor).toBe(403);
+      expect(reply.json.error).toBe("this shared link shows only actor ai_crawler");
+    }
+    expect((await get(`/api/share/${token}/ai`)).status).toBe(403);
+  });
+
+  it("keeps the link's filters: the filtered dimension's breakdown is filtered, reads it cannot filter are refused", async () => {
+    const { token } = await share({ filters: [["is", "visit:source", ["Google"]]] });
+    const sources = await get(`/api/share/${token}/breakdown?field=source&days=1`);
+    expect(sources.json.rows).toEqual([expect.objectContaining({ value: "Google", visitors: 2, pageviews: 2 })]);
+    const negated = await share({ filters: [["is_not", "visit:source", ["google"], { case_sensitive: false }]] });
+    expect((await get(`/api/share/${negated.token}/breakdown?field=source&days=1`)).json.rows.map((r: { value: string }) => r.value)).toEqual(["Hacker News"]);
+    for (const path of ["/stats?days=1", "/breakdown?field=page&days=1", "/goals", "/ai", "/counter/live"]) {
+      const reply = await get(`/api/share/${token}${path}`);
+      expect(reply.status, path).toBe(409);
+      expect(reply.json.error).toContain("query engine");
+    }
+  });
+});
+
+describe("live", () => {
+  it("streams the link's actor only; revoking ends the stream within seconds", async () => {
+    const { id, token } = await share({ actor: "human" });
+    const s = subscribe(`${h.base}/api/share/${token}/live`, {});
+    await s.opened;
+    expect(s.status).toBe(200);
+    await expect.poll(() => s.events.find((e) => e.event === "snapshot"), { timeout: 5000 }).toBeTruthy();
+    const snapshot = s.events.find((e) => e.event === "snapshot")!.data;
+    expect(Object.keys(snapshot.totals)).toEqual(["human"]);
+    expect(Object.keys(snapshot.visitors_last_5_minutes)).toEqual(["human"]);
+    await visit("/live", person(9));
+    expect((await post(h.base, "/api/hit", { domain: SITE, method: "GET", path: "/live", status: 200, user_agent: UA.gptbot, referrer: null, ip: "192.0.2.7" })).status).toBe(202);
+    await expect.poll(() => s.events.filter((e) => e.event === "delta").length, { timeout: 3000 }).toBeGreaterThan(0);
+    for (const delta of s.events.filter((e) => e.event === "delta")) {
+      expect(Object.keys(delta.data.totals).every((a) => a === "human")).toBe(true);
+      expect(delta.data.dimensions.every((d: { actor: string }) => d.actor === "human")).toBe(true);
+    }
+    const deleted = Date.now();
+    expect((await call(h.base, "DELETE", `/api/sites/${SITE}/shares/${id}`, { headers: admin })).status).toBe(204);
+    await expect.poll(() => s.events.find((e) => e.event === "revoked"), { timeout: 3000 }).toBeTruthy();
+    expect(s.events.find((e) => e.event === "revoked")!.receivedAt - deleted).toBeLessThan(2000);
+    s.close();
+  });
+
+  it("ends the streams of a link deleted behind this gateway's back (another gateway, the CLI) within 2 s", async () => {
+    const { id, token } = await share();
+    const s = subscribe(`${h.base}/api/share/${token}/counter/live`, {});
+    await s.opened;
+    await h.pool.query("delete from shares where id = $1", [id]);
+    const deleted = Date.now();
+    await expect.poll(() => s.events.find((e) => e.event === "revoked"), { timeout: 5000 }).toBeTruthy();
+    expect(s.events.find((e) => e.event === "revoked")!.receivedAt - deleted).toBeLessThan(3000);
+    s.close();
+  });
+
+  it("counts visitors now for every counter from one hub subscription, ticking within 1 s of an event", async () => {
+    const { token } = await share();
+    const before = h.gateway.live.stats.subscribers;
+    const counters = Array.from({ length: 25 }, () => subscribe(`${h.base}/api/share/${token}/counter/live`, {}));
+    await Promise.all(counters.map((c) => c.opened));
+    await expect.poll(() => counters.every((c) => c.events.some((e) => e.event === "count")), { timeout: 5000 }).toBe(true);
+    expect(h.gateway.live.stats.subscribers - before).toBe(1);
+    const first = counters[0]!.events.find((e) => e.event === "count")!.data.visitors;
+    await visit("/counter", person(42));
+    const acked = Date.now();
+    await expect.poll(() => counters.every((c) => c.events.some((e) => e.event === "count" && e.data.visitors === first + 1)), { timeout: 3000 }).toBe(true);
+    for (const c of counters) expect(c.events.find((e) => e.event === "count" && e.data.visitors === first + 1)!.receivedAt - acked).toBeLessThan(1000);
+    for (const c of counters) c.close();
+    await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBe(before);
+  });
+});
+
+describe("privacy", () => {
+  it("never writes a token (or an access key) to a log line", () => {
+    expect(tokens.length).toBeGreaterThan(5);
+    const logs = h.logs.join("\n");
+    for (const token of tokens) expect(logs).not.toContain(token);
+    expect(logs).toContain("shared link created");
+  });
+});
