@@ -31,9 +31,11 @@ export class LiveStream {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
 
+  /** `session: false` for a shared link's view: no session to check, its end is the link's `revoked`. */
   constructor(
     private readonly site: string,
     private readonly handlers: LiveHandlers,
+    private readonly options: { readonly session: boolean } = { session: true },
   ) {
     this.connect();
   }
@@ -57,7 +59,7 @@ export class LiveStream {
     source.addEventListener("revoked", (event) => this.end(parse<{ reason?: string }>(event)?.reason ?? SESSION_ENDED));
     source.onerror = () => {
       this.restart(this.nextDelay());
-      void this.checkCredential();
+      if (this.options.session) void this.checkCredential();
     };
   }
 

@@ -8,7 +8,7 @@
 // Tokens are never logged: log lines name a link by its id.
 import type { Clock } from "@svc/core";
 import type pg from "pg";
-import type { ActorLabel } from "../api-schema/common.ts";
+import type { ActorChoice } from "../api-schema/common.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../api-schema/read.ts";
 import { AccountLockout, LoginLimiter } from "../auth/login-limiter.ts";
 import { ApiError } from "../errors.ts";
@@ -77,7 +77,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
   }
 
   /** The actor a shared read counts: the link's own, or the viewer's choice when the link names none. */
-  function actorOf(share: SharedSite, asked: ActorLabel | "all" | undefined): ActorLabel | "all" {
+  function actorOf(share: SharedSite, asked: ActorChoice | undefined): ActorChoice {
     if (share.actor === null) return asked ?? "human";
     if (asked !== undefined && asked !== share.actor) throw new ApiError("forbidden", `this shared link shows only actor ${share.actor}`);
     return share.actor;
