@@ -22,6 +22,7 @@ import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
 import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
+import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
 export const DUCKDB_MEMORY_LIMIT = "512MB";
@@ -68,12 +69,14 @@ export interface QueryEngineOptions {
 
 export class QueryEngine {
   private readonly today: TodayRows;
+  private readonly settled: SettledCache;
 
   private constructor(
     private readonly db: DuckDBInstance,
     private readonly options: QueryEngineOptions,
   ) {
     this.today = new TodayRows(options.pool, options.tempDir);
+    this.settled = new SettledCache(options.now);
   }
 
   static async open(options: QueryEngineOptions): Promise<QueryEngine> {
@@ -117,7 +120,7 @@ export class QueryEngine {
 
     if (rollupServes(plan, range, timeZone, grain)) {
       await this.options.flushRollups();
-      const all = sortRows(plan, await rollupRows(this.options.pool, site.id, plan, range));
+      const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
       const meta: Record<string, unknown> = {};
       if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
       if (plan.include.totalRows) meta["total_rows"] = all.length;
