@@ -109,6 +109,19 @@ export class QueryEngine {
     return this.db.connect();
   }
 
+  /** Sessionized copies of today's tables, remade only when the rows changed (TodayRows versions). */
+  private readonly sessionized = new Map<number, number>();
+
+  private async sessionizedToday(connection: DuckDBConnection, siteId: number, table: string): Promise<string> {
+    const name = `${table}_visits`;
+    const version = this.today.version(siteId);
+    if (this.sessionized.get(siteId) !== version) {
+      await connection.run(`create or replace table ${name} as ${enrichSql(table)}`);
+      this.sessionized.set(siteId, version);
+    }
+    return name;
+  }
+
   async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
@@ -204,7 +217,12 @@ export class QueryEngine {
     }
     // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
     const raws: string[] = [];
-    if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
+    const parts: string[] = [];
+    if (days.has(today)) {
+      const table = await this.today.refresh(connection, siteId, now);
+      if (visits) parts.push(`select * from ${await this.sessionizedToday(connection, siteId, table)}`);
+      else raws.push(table);
+    }
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
       const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);
@@ -213,7 +231,6 @@ export class QueryEngine {
       await connection.run(`create temp table raw${i} as select * from ${readCsvSql(csv)}`);
       raws.push(`raw${i}`);
     }
-    const parts: string[] = [];
     if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
     if (raws.length > 0) {
       const raw = raws.map((r) => `select * from ${r}`).join(" union all ");
