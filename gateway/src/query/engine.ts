@@ -3,8 +3,9 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 512 MB memory limit (the gateway's whole query
-// budget is +300 MB RSS at 10M rows; DuckDB spills to its temp directory past the limit instead of growing).
+// event loop, so a query competes with it only for CPU) and a 256 MB memory limit (the gateway's whole query
+// budget is +300 MB RSS at 10M rows, and a 512 MB limit measured +664 MB; DuckDB spills to its temp directory
+// past the limit instead of growing).
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -25,7 +26,7 @@ import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
-export const DUCKDB_MEMORY_LIMIT = "512MB";
+export const DUCKDB_MEMORY_LIMIT = "256MB";
 
 type MetricValue = number;
 export interface ResultRow {
