@@ -26,7 +26,7 @@ import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
-export const DUCKDB_MEMORY_LIMIT = "256MB";
+export const DUCKDB_MEMORY_LIMIT = "512MB";
 
 type MetricValue = number;
 export interface ResultRow {
@@ -88,6 +88,8 @@ export class QueryEngine {
       // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
       autoinstall_known_extensions: "false",
       autoload_known_extensions: "false",
+      // Results are ordered by the statements' ORDER BY, so scans need not keep file order: less memory.
+      preserve_insertion_order: "false",
     });
     const connection = await db.connect();
     try {
@@ -110,20 +112,19 @@ export class QueryEngine {
     return this.db.connect();
   }
 
-  /** Sessionized copies of today's tables, remade only when the rows changed (TodayRows versions). */
-  private readonly sessionized = new Map<number, number>();
-
-  private async sessionizedToday(connection: DuckDBConnection, siteId: number, table: string): Promise<string> {
-    const name = `${table}_visits`;
-    const version = this.today.version(siteId);
-    if (this.sessionized.get(siteId) !== version) {
-      await connection.run(`create or replace table ${name} as ${enrichSql(table)}`);
-      this.sessionized.set(siteId, version);
+  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+    try {
+      return await this.answer(site, plan);
+    } catch (error) {
+      // Past memory_limit DuckDB gives up on the statement: a 503 that says so, not a 500.
+      if (error instanceof Error && error.message.startsWith("Out of Memory Error")) {
+        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions, or try again when fewer queries run`);
+      }
+      throw error;
     }
-    return name;
   }
 
-  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+  private async answer(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
     const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
@@ -219,11 +220,7 @@ export class QueryEngine {
     // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
     const raws: string[] = [];
     const parts: string[] = [];
-    if (days.has(today)) {
-      const table = await this.today.refresh(connection, siteId, now);
-      if (visits) parts.push(`select * from ${await this.sessionizedToday(connection, siteId, table)}`);
-      else raws.push(table);
-    }
+    if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
       const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);
