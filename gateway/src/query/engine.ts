@@ -3,9 +3,9 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 256 MB memory limit (the gateway's whole query
-// budget is +300 MB RSS at 10M rows, and a 512 MB limit measured +664 MB; DuckDB spills to its temp directory
-// past the limit instead of growing).
+// event loop, so a query competes with it only for CPU) and a 512 MB memory limit: 256 MB ran out of memory on
+// visit metrics over 10M rows (README "Benchmarks": the RSS this costs); past it DuckDB spills to its temp
+// directory where it can, and a statement that still does not fit answers 503.
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
