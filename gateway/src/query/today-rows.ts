@@ -17,8 +17,6 @@ const IN_FLIGHT_MS = 60_000;
 
 interface Cached {
   readonly day: number;
-  /** Changes whenever the table's rows do, so a table derived from them (the sessionized copy) knows it is stale. */
-  version: number;
   /** Rows with ts < watermark are in the table, and PostgreSQL had exactly that many at the last check. */
   watermark: number;
 }
@@ -36,11 +34,6 @@ export class TodayRows {
   /** The table name of a site's rows of today (in DuckDB's main catalog, seen by every connection). */
   static table(siteId: number): string {
     return `today_site_${siteId}`;
-  }
-
-  /** The version of the site's table after the last refresh (see Cached). */
-  version(siteId: number): number {
-    return this.cached.get(siteId)?.version ?? -1;
   }
 
   /** Brings the site's table up to date with PostgreSQL at `now`; returns its name. */
@@ -67,17 +60,14 @@ export class TodayRows {
     const table = TodayRows.table(siteId);
     const watermark = Math.max(day, now - IN_FLIGHT_MS);
     const state = this.cached.get(siteId);
-    const next = (state?.version ?? 0) + 1;
     if (state !== undefined && state.day === day && (await this.unchangedBefore(connection, siteId, day, state.watermark))) {
-      const removed = await connection.runAndReadAll(`delete from ${table} where ts >= ${state.watermark}`);
-      const added = await this.copyInto(connection, table, siteId, state.watermark, day + DAY_MS, "insert into");
-      const changed = Number(removed.getRowsJS()[0]?.[0] ?? 0) > 0 || added > 0;
-      this.cached.set(siteId, { day, watermark, version: changed ? next : state.version });
+      await connection.run(`delete from ${table} where ts >= ${state.watermark}`);
+      await this.copyInto(connection, table, siteId, state.watermark, day + DAY_MS, "insert into");
     } else {
       this.cached.delete(siteId);
       await this.copyInto(connection, table, siteId, day, day + DAY_MS, "create or replace table");
-      this.cached.set(siteId, { day, watermark, version: next });
     }
+    this.cached.set(siteId, { day, watermark });
   }
 
   private async unchangedBefore(connection: DuckDBConnection, siteId: number, day: number, watermark: number): Promise<boolean> {
@@ -90,13 +80,12 @@ export class TodayRows {
     return Number(rows[0]!.n) === Number(reader.getRowsJS()[0]![0]);
   }
 
-  /** Copies the rows with from ≤ ts < to; returns how many. */
-  private async copyInto(connection: DuckDBConnection, table: string, siteId: number, from: number, to: number, verb: string): Promise<number> {
+  /** Copies the rows with from ≤ ts < to. */
+  private async copyInto(connection: DuckDBConnection, table: string, siteId: number, from: number, to: number, verb: string): Promise<void> {
     const csv = path.join(this.tempDir, `today-${randomUUID()}.csv`);
     try {
       await copyRawRows(this.pool, siteId, from, to, csv);
-      const result = await connection.runAndReadAll(verb === "insert into" ? `insert into ${table} select * from ${readCsvSql(csv)}` : `${verb} ${table} as select * from ${readCsvSql(csv)}`);
-      return Number(result.getRowsJS()[0]?.[0] ?? 0);
+      await connection.run(verb === "insert into" ? `insert into ${table} select * from ${readCsvSql(csv)}` : `${verb} ${table} as select * from ${readCsvSql(csv)}`);
     } finally {
       await rm(csv, { force: true });
     }
