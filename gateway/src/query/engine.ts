@@ -3,8 +3,9 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 512 MB memory limit (the gateway's whole query
-// budget is +300 MB RSS at 10M rows; DuckDB spills to its temp directory past the limit instead of growing).
+// event loop, so a query competes with it only for CPU) and a 512 MB memory limit: 256 MB ran out of memory on
+// visit metrics over 10M rows (README "Benchmarks": the RSS this costs); past it DuckDB spills to its temp
+// directory where it can, and a statement that still does not fit answers 503.
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -22,6 +23,7 @@ import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
 import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
+import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
 export const DUCKDB_MEMORY_LIMIT = "512MB";
@@ -68,12 +70,14 @@ export interface QueryEngineOptions {
 
 export class QueryEngine {
   private readonly today: TodayRows;
+  private readonly settled: SettledCache;
 
   private constructor(
     private readonly db: DuckDBInstance,
     private readonly options: QueryEngineOptions,
   ) {
     this.today = new TodayRows(options.pool, options.tempDir);
+    this.settled = new SettledCache(options.now);
   }
 
   static async open(options: QueryEngineOptions): Promise<QueryEngine> {
@@ -84,6 +88,8 @@ export class QueryEngine {
       // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
       autoinstall_known_extensions: "false",
       autoload_known_extensions: "false",
+      // Results are ordered by the statements' ORDER BY, so scans need not keep file order: less memory.
+      preserve_insertion_order: "false",
     });
     const connection = await db.connect();
     try {
@@ -112,6 +118,18 @@ export class QueryEngine {
   }
 
   async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+    try {
+      return await this.answer(site, plan);
+    } catch (error) {
+      // Past memory_limit DuckDB gives up on the statement: a 503 that says so, not a 500.
+      if (error instanceof Error && error.message.startsWith("Out of Memory Error")) {
+        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions, or try again when fewer queries run`);
+      }
+      throw error;
+    }
+  }
+
+  private async answer(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
     const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
@@ -122,7 +140,7 @@ export class QueryEngine {
 
     if (rollupServes(plan, range, timeZone, grain)) {
       await this.options.flushRollups();
-      const all = sortRows(plan, await rollupRows(this.options.pool, site.id, plan, range));
+      const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
       const meta: Record<string, unknown> = {};
       if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
       if (plan.include.totalRows) meta["total_rows"] = all.length;
@@ -206,6 +224,7 @@ export class QueryEngine {
     }
     // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
     const raws: string[] = [];
+    const parts: string[] = [];
     if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
@@ -215,7 +234,6 @@ export class QueryEngine {
       await connection.run(`create temp table raw${i} as select * from ${readCsvSql(csv)}`);
       raws.push(`raw${i}`);
     }
-    const parts: string[] = [];
     if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
     if (raws.length > 0) {
       const raw = raws.map((r) => `select * from ${r}`).join(" union all ");

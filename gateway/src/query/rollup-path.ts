@@ -3,7 +3,7 @@
 // the same blank values (page, source, channel, country, device, browser, os) — over whole UTC days of a UTC site,
 // for the default actor. Visitors summed over days are exact: hashes rotate at 00:00 UTC, so no visitor is in two
 // days. Measured at 10M rows (README "Benchmarks"): these answer in tens of ms, where DuckDB needs hundreds.
-import type pg from "pg";
+import { type RollupSource, windowSums } from "../read/reports.ts";
 import { bucketTotals, valueSums } from "../read/rollup-reads.ts";
 import type { ResolvedRange } from "./date-range.ts";
 import type { ResultRow } from "./engine.ts";
@@ -38,7 +38,8 @@ interface Sums {
 const metricOf = (m: Metric, s: Sums): number => (m === "events" ? s.pageviews + s.events : s[m as keyof Sums]);
 
 /** The rows before ordering and pagination. */
-export async function rollupRows(pool: pg.Pool, siteId: number, plan: QueryPlan, range: ResolvedRange): Promise<ResultRow[]> {
+export async function rollupRows(src: RollupSource, siteId: number, plan: QueryPlan, range: ResolvedRange): Promise<ResultRow[]> {
+  const { pool } = src;
   const span = { grain: "day" as const, from: range.firstDay, to: range.lastDay };
   const actors = ["human" as const];
   const dim = plan.dimensions[0];
@@ -52,6 +53,8 @@ export async function rollupRows(pool: pg.Pool, siteId: number, plan: QueryPlan,
     return [...buckets.entries()].map(([ms, s]) => ({ dimensions: [new Date(ms).toISOString().slice(0, 10)], metrics: plan.metrics.map((m) => metricOf(m, s)) }));
   }
   const { dim: column, blank } = DIMS[dim]!;
-  const sums = await valueSums(pool, siteId, column, actors, span);
-  return sums.map((s) => ({ dimensions: [s.value === "" ? blank : s.value], metrics: plan.metrics.map((m) => metricOf(m, s)) }));
+  // Settled days' sums are cached as the breakdown route's are (read/settled-cache.ts): a 30-day page breakdown
+  // sums 60,000 rollup rows otherwise.
+  const sums = await windowSums(src, `query|${siteId}|${column}`, span, (s) => valueSums(pool, siteId, column, actors, s), (r) => r.value);
+  return [...sums.values()].map((s) => ({ dimensions: [s.value === "" ? blank : s.value], metrics: plan.metrics.map((m) => metricOf(m, s)) }));
 }

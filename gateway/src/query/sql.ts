@@ -141,6 +141,14 @@ function timeSql(ctx: SqlContext, p: Params, tsColumn: string): string {
   }
 }
 
+/** Dimensions whose value is a stored column (or its blank label): see leafSql. */
+const PLAIN_COLUMNS: Readonly<Record<string, string>> = {
+  "event:name": "name", "event:page": "page", "event:hostname": "hostname", "visit:source": "source", "visit:referrer": "referrer_host",
+  "visit:channel": "channel", "visit:utm_source": "utm_source", "visit:utm_medium": "utm_medium", "visit:utm_campaign": "utm_campaign",
+  "visit:utm_content": "utm_content", "visit:utm_term": "utm_term", "visit:device": "device", "visit:browser": "browser",
+  "visit:browser_version": "browser_version", "visit:os": "os", "visit:os_version": "os_version", "visit:country": "country", "visit:actor": "actor",
+};
+
 function goalsMatching(leaf: FilterLeaf, goals: readonly QueryGoal[]): QueryGoal[] {
   const fold = (s: string): string => (leaf.caseSensitive ? s : s.toLowerCase());
   const clauses = leaf.clauses.map(fold);
@@ -151,6 +159,13 @@ function leafSql(leaf: FilterLeaf, ctx: SqlContext, p: Params): string {
   if (leaf.dimension === "event:goal") {
     const matched = goalsMatching(leaf, ctx.goals);
     return matched.length === 0 ? "false" : `(${matched.map((g) => goalCondition(g, p)).join(" or ")})`;
+  }
+  // `is` on a stored column, case-sensitive and not asking for the blank label, compares the column itself:
+  // DuckDB pushes that into the Parquet scan instead of computing the label for every row.
+  const column = PLAIN_COLUMNS[leaf.dimension];
+  if (leaf.op === "is" && leaf.caseSensitive && column !== undefined && !leaf.clauses.some((c) => c === "" || c.startsWith("(") || c === "Direct / None")) {
+    // Never null (a null column under `not` must read as "not is", i.e. true).
+    return `(${column} is not null and ${column} in (${leaf.clauses.map((c) => `${p.bind(c)}::varchar`).join(", ")}))`;
   }
   const fold = (s: string): string => (leaf.caseSensitive ? s : `lower(${s})`);
   const value = fold(dimensionSql(leaf.dimension, ctx, p));

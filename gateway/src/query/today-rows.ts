@@ -80,6 +80,7 @@ export class TodayRows {
     return Number(rows[0]!.n) === Number(reader.getRowsJS()[0]![0]);
   }
 
+  /** Copies the rows with from ≤ ts < to. */
   private async copyInto(connection: DuckDBConnection, table: string, siteId: number, from: number, to: number, verb: string): Promise<void> {
     const csv = path.join(this.tempDir, `today-${randomUUID()}.csv`);
     try {

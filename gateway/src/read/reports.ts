@@ -111,7 +111,7 @@ export interface RollupSource {
  * days from the database, merged; an hours window (at most 48 hour buckets) is read whole. Cached rows are
  * never mutated: a merged row is a new object.
  */
-async function windowSums<T extends ValueCounts>(
+export async function windowSums<T extends ValueCounts>(
   src: RollupSource,
   key: string,
   span: Span,
