@@ -133,6 +133,7 @@ describe("a shared link with fixed filters", () => {
     await newVisitor("/pricing");
     await expect.poll(() => visitors.textContent(), { timeout: 8000 }).toBe(String(before + 1));
     expect(await segment()).toBe(before + 1);
+    expect(await page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
     await page.screenshot({ path: join(SHOTS, "share-view-filtered.png"), fullPage: true });
     expect(errors).toEqual([]);
   });
