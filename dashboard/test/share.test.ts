@@ -107,6 +107,38 @@ describe("a shared link with a password", () => {
   });
 });
 
+describe("a shared link with fixed filters", () => {
+  it("shows the segment's numbers (those of /api/v2/query with the filters) and refreshes them on a live tick", async () => {
+    const filters = [["is", "event:page", ["/pricing"]]];
+    const { token } = await share({ filters });
+    const segment = async () => {
+      const reply = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: "day", metrics: ["visitors"], filters }, headers: admin });
+      expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+      return reply.json.results[0].metrics[0] as number;
+    };
+    const { page, errors } = await stack.open();
+    await page.goto(`/share/${token}?period=today`);
+    await page.getByTestId("share-filters").waitFor();
+    const visitors = page.locator('[data-metric="visitors"]');
+    await expect.poll(() => visitors.textContent()).toBe(String(await segment()));
+    // Every page's visitors are more than the segment's: the view is not the whole site.
+    const all = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
+    expect(all.current.visitors).toBeGreaterThan(await segment());
+    // The page card lists the filtered page only; the AI panel and "visitors now" are not shown.
+    await expect.poll(() => page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
+    expect(await page.getByTestId("live-indicator").count()).toBe(0);
+    // A visitor outside the segment, then one inside: the tick refetches (at most every 5 s) and only the second counts.
+    const before = number(await visitors.textContent());
+    await newVisitor("/elsewhere");
+    await newVisitor("/pricing");
+    await expect.poll(() => visitors.textContent(), { timeout: 8000 }).toBe(String(before + 1));
+    expect(await segment()).toBe(before + 1);
+    expect(await page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
+    await page.screenshot({ path: join(SHOTS, "share-view-filtered.png"), fullPage: true });
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("the embed", () => {
   let allowed: Host;
   let other: Host;

@@ -33,6 +33,9 @@ beforeAll(async () => {
   await visit("/pricing", person(2), "https://www.google.com/");
   await visit("/", person(3), "https://news.ycombinator.com/");
   expect((await post(h.base, "/api/hit", { domain: SITE, method: "GET", path: "/", status: 200, user_agent: UA.gptbot, referrer: null, ip: "192.0.2.7" })).status).toBe(202);
+  // A custom event and two goals, for the filtered link's goals card.
+  expect((await post(h.base, "/api/event", { d: SITE, n: "Signup", u: `https://${SITE}/pricing`, r: "https://www.google.com/" }, { "user-agent": person(2) })).status).toBe(202);
+  for (const goal of [{ name: "Signup" }, { page_path: "/pricing" }]) expect((await call(h.base, "POST", `/api/sites/${SITE}/goals`, { body: goal, headers: admin })).status).toBe(201);
 });
 afterAll(async () => {
   await h?.close();
@@ -62,6 +65,10 @@ describe("the owner's side", () => {
     ["a bad modifier", { filters: [["is", "visit:source", ["Google"], { case: false }]] }],
     ["an empty and", { filters: [["and", []]] }],
     ["a time dimension", { filters: [["is", "time:day", ["2026-01-01"]]] }],
+    ["a pattern RE2 refuses (a lookahead)", { filters: [["matches", "event:page", ["^/(?=pricing)"]]] }],
+    ["an operator the engine does not support", { filters: [["has_done", "event:goal", ["Signup"]]] }],
+    ["a goal filter with is_not", { filters: [["is_not", "event:goal", ["Signup"]]] }],
+    ["more than 20 filter leaves", { filters: Array.from({ length: 21 }, () => ["is", "visit:source", ["Google"]]) }],
     ["an unknown actor", { actor: "robot" }],
     ["a frame origin with a path", { frame_origins: ["https://example.com/embed"] }],
     ["a short password", { password: "short" }],
@@ -154,16 +161,76 @@ describe("the viewer's side", () => {
     expect((await get(`/api/share/${token}/ai`)).status).toBe(403);
   });
 
-  it("keeps the link's filters: the filtered dimension's breakdown is filtered, reads it cannot filter are refused", async () => {
-    const { token } = await share({ filters: [["is", "visit:source", ["Google"]]] });
-    const sources = await get(`/api/share/${token}/breakdown?field=source&days=1`);
-    expect(sources.json.rows).toEqual([expect.objectContaining({ value: "Google", visitors: 2, pageviews: 2 })]);
-    const negated = await share({ filters: [["is_not", "visit:source", ["google"], { case_sensitive: false }]] });
-    expect((await get(`/api/share/${negated.token}/breakdown?field=source&days=1`)).json.rows.map((r: { value: string }) => r.value)).toEqual(["Hacker News"]);
-    for (const path of ["/stats?days=1", "/breakdown?field=page&days=1", "/goals", "/ai", "/counter/live"]) {
+  // The engine's answer for the link's filters (the default actor, human, is the link's default too).
+  const query = async (body: Record<string, unknown>) => {
+    const reply = await call(h.base, "POST", "/api/v2/query", { body: { site_id: SITE, ...body }, headers: readKey });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+    return reply.json.results as Array<{ dimensions: string[]; metrics: number[] }>;
+  };
+  const today = () => new Date().toISOString().slice(0, 10);
+  const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const METRICS = ["visitors", "pageviews", "events", "hits"];
+  const asCounts = (m: number[] = [0, 0, 0, 0]) => ({ visitors: m[0], pageviews: m[1], events: m[2]! - m[1]!, hits: m[3] });
+
+  it.each([
+    // Label, filters, visitors, goal conversions (Signup and Visit /pricing, both by the second Google visitor).
+    ["a source", [["is", "visit:source", ["Google"]]], 2, 2],
+    ["a negated source, case-insensitive", [["is_not", "visit:source", ["google"], { case_sensitive: false }]], 1, 0],
+    ["a page and a country together", [["and", [["contains", "event:page", ["pric"]], ["not", ["is", "visit:country", ["FR"]]]]]], 1, 2],
+  ])("applies the link's filters (%s) to stats, breakdowns and goals: the numbers of /api/v2/query with the same filters", async (_label, filters, visitors, converted) => {
+    const { token } = await share({ filters });
+    const stats = await get(`/api/share/${token}/stats?days=1`);
+    expect(stats.status, JSON.stringify(stats.json)).toBe(200);
+    const [now] = await query({ date_range: [today(), today()], metrics: METRICS, filters });
+    const [before] = await query({ date_range: [yesterday(), yesterday()], metrics: METRICS, filters });
+    expect(stats.json.current).toMatchObject(asCounts(now!.metrics));
+    expect(stats.json.current.visitors).toBe(visitors);
+    expect(stats.json.previous.totals).toMatchObject(asCounts(before?.metrics));
+    // The series: each hour's counts are the engine's for that hour, and today's pageviews all land in it.
+    const hours = await query({ date_range: [today(), today()], metrics: METRICS, filters, dimensions: ["time:hour"] });
+    const sum = (k: "pageviews" | "hits") => stats.json.series.reduce((n: number, p: Record<string, number>) => n + p[k]!, 0);
+    expect(sum("pageviews")).toBe(stats.json.current.pageviews);
+    for (const h of hours) {
+      const point = stats.json.series.find((p: { bucket: string }) => p.bucket === `${h.dimensions[0]!.replace(" ", "T")}.000Z`);
+      expect(point, h.dimensions[0]).toMatchObject(asCounts(h.metrics));
+    }
+
+    for (const [field, dimension] of [["page", "event:page"], ["source", "visit:source"], ["event", "event:name"]] as const) {
+      const shared = await get(`/api/share/${token}/breakdown?field=${field}&days=1`);
+      expect(shared.status, field).toBe(200);
+      const rows = await query({ date_range: [today(), today()], metrics: METRICS, filters, dimensions: [dimension], order_by: [["visitors", "desc"], ["pageviews", "desc"]] });
+      expect(rows.length, field).toBeGreaterThan(0);
+      expect(shared.json.rows.map((r: { value: string; visitors: number }) => [r.value, r.visitors]), field).toEqual(rows.map((r) => [r.dimensions[0], r.metrics[0]]));
+    }
+
+    const goals = await get(`/api/share/${token}/goals?days=1`);
+    expect(goals.status).toBe(200);
+    const conversions = new Map((await query({ date_range: [today(), today()], metrics: ["visitors", "events"], filters, dimensions: ["event:goal"] })).map((r) => [r.dimensions[0], r.metrics]));
+    expect(goals.json.goals.length).toBe(2);
+    for (const g of goals.json.goals) {
+      const [v, e] = conversions.get(g.name) ?? [0, 0];
+      expect({ name: g.name, visitors: g.visitors, conversions: g.conversions }).toEqual({ name: g.name, visitors: v, conversions: e });
+    }
+    expect(goals.json.goals.map((g: { conversions: number }) => g.conversions).reduce((a: number, b: number) => a + b)).toBe(converted);
+  });
+
+  it("the viewer cannot remove or widen the link's filters; the reads that cannot be filtered are refused", async () => {
+    const filters = [["is", "visit:source", ["Google"]]];
+    const { token } = await share({ filters });
+    const stats = (await get(`/api/share/${token}/stats?days=1`)).json;
+    for (const extra of ["filters=%5B%5D", "filters=", "filter=visit:source%3D%3DHacker%20News"]) {
+      // Unknown query parameters are ignored: the answer is the filtered one.
+      const tried = await get(`/api/share/${token}/stats?days=1&${extra}`);
+      expect(tried.status, extra).toBe(200);
+      expect(tried.json.current, extra).toEqual(stats.current);
+      const sources = await get(`/api/share/${token}/breakdown?field=source&days=1&${extra}`);
+      expect(sources.json.rows.map((r: { value: string }) => r.value), extra).toEqual(["Google"]);
+    }
+    expect(stats.current.visitors).toBe(2);
+    for (const path of ["/ai?days=1", "/counter/live", "/breakdown?field=rule&days=1&actor=all"]) {
       const reply = await get(`/api/share/${token}${path}`);
       expect(reply.status, path).toBe(409);
-      expect(reply.json.error).toContain("query engine");
+      expect(reply.json.error, path).toMatch(/cannot be limited to this shared link's fixed filters/);
     }
   });
 });
@@ -189,6 +256,24 @@ describe("live", () => {
     expect((await call(h.base, "DELETE", `/api/sites/${SITE}/shares/${id}`, { headers: admin })).status).toBe(204);
     await expect.poll(() => s.events.find((e) => e.event === "revoked"), { timeout: 3000 }).toBeTruthy();
     expect(s.events.find((e) => e.event === "revoked")!.receivedAt - deleted).toBeLessThan(2000);
+    s.close();
+  });
+
+  it("sends a filtered link bare ticks: a snapshot and deltas without totals, visitors now or dimension values", async () => {
+    const { token } = await share({ filters: [["is", "visit:source", ["Google"]]] });
+    const s = subscribe(`${h.base}/api/share/${token}/live`, {});
+    await s.opened;
+    expect(s.status).toBe(200);
+    await expect.poll(() => s.events.find((e) => e.event === "snapshot"), { timeout: 5000 }).toBeTruthy();
+    const snapshot = s.events.find((e) => e.event === "snapshot")!.data;
+    expect(snapshot.totals).toEqual({});
+    expect(snapshot.visitors_last_5_minutes).toEqual({});
+    await visit("/ticks", person(11), "https://news.ycombinator.com/");
+    await expect.poll(() => s.events.filter((e) => e.event === "delta").length, { timeout: 3000 }).toBeGreaterThan(0);
+    for (const delta of s.events.filter((e) => e.event === "delta")) {
+      expect(delta.data.totals).toEqual({});
+      expect(delta.data.dimensions ?? []).toEqual([]);
+    }
     s.close();
   });
 

@@ -117,6 +117,16 @@ export class QueryEngine {
     return this.db.connect();
   }
 
+  /** The plan's `matches` patterns compiled by DuckDB's RE2, as a run checks them: a 400 naming the bad one. */
+  async checkFilters(plan: QueryPlan): Promise<void> {
+    const connection = await this.db.connect();
+    try {
+      await checkPatterns(connection, plan);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
   async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
     try {
       return await this.answer(site, plan);

@@ -39,7 +39,7 @@ export const windowEcho = (w: ReadWindow) => ({
 const echo = (siteId: number, actor: ActorChoice, w: ReadWindow) => ({ site_id: siteId, actor, ...windowEcho(w) });
 
 export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorChoice, w: ReadWindow): Promise<typeof StatsResponse.Type> {
-  const grain = w.hours !== null || w.days <= HOURLY_MAX_DAYS ? "hour" : "day";
+  const grain = statsGrain(w);
   const buckets = windowBuckets(w, grain);
   const [both, hours, inferredDays] = await Promise.all([
     bucketTotals(pool, siteId, w.totalActors, bothSpans(w)),
@@ -57,13 +57,26 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorCho
   // hours window sums visitors distinct per hour, so one visitor seen in two hours counts twice: an upper bound too;
   // so does `humans`, summed over its two actors.
   const inferred = inferredDays.length > 0 || w.hours !== null || actor === "humans" || w.timeZone !== undefined;
+  return statsResponse(siteId, actor, w, { current, previous, grain, perBucket, inferred, inferredDays });
+}
+
+export const statsGrain = (w: ReadWindow): "hour" | "day" => (w.hours !== null || w.days <= HOURLY_MAX_DAYS ? "hour" : "day");
+
+/** A stats response from a window's sums: totals, the previous window's, their change and the zero-filled series. */
+export function statsResponse(
+  siteId: number,
+  actor: ActorChoice,
+  w: ReadWindow,
+  sums: { current: Counts; previous: Counts; grain: "hour" | "day"; perBucket: ReadonlyMap<number, Counts>; inferred: boolean; inferredDays: readonly string[] },
+): typeof StatsResponse.Type {
+  const { current, previous, grain, perBucket, inferred, inferredDays } = sums;
   const basis: Derived["basis"] = inferred ? "inferred" : "observed";
   const cur = totals(current, basis);
   const prev = totals(previous, basis);
   return {
     ...echo(siteId, actor, w),
     ...(inferred ? { visitors_basis: "inferred" as const } : {}),
-    ...(inferredDays.length > 0 ? { visitors_inferred_days: inferredDays } : {}),
+    ...(inferredDays.length > 0 ? { visitors_inferred_days: [...inferredDays] } : {}),
     current: cur,
     previous: { from: w.previous.from, to: w.previous.to, ...isoStart(w.prior), totals: prev },
     change: {
@@ -74,7 +87,7 @@ export async function statsReport(pool: pg.Pool, siteId: number, actor: ActorCho
       views_per_visitor: { ...change(cur.views_per_visitor.value, prev.views_per_visitor.value), basis },
     },
     granularity: grain,
-    series: buckets.map((t) => ({ bucket: new Date(t).toISOString(), ...(perBucket.get(t) ?? zeroCounts()) })),
+    series: windowBuckets(w, grain).map((t) => ({ bucket: new Date(t).toISOString(), ...(perBucket.get(t) ?? zeroCounts()) })),
   };
 }
 
@@ -157,13 +170,16 @@ export async function breakdownReport(
   return {
     ...echo(siteId, actor, w),
     field,
-    rows: top(sums.values(), BY_VISITORS, limit).map((r) => {
-      const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : field === "rule" ? ruleLabel(r.value) : r.value;
-      return field === "event"
-        ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
-        : { value: r.value, label, visitors: r.visitors, pageviews: r.pageviews, hits: r.hits };
-    }),
+    rows: top(sums.values(), BY_VISITORS, limit).map((r) => breakdownRow(field, r)),
   };
+}
+
+/** One breakdown row of a value's counts, labelled (the rollups' and a filtered shared link's breakdowns). */
+export function breakdownRow(field: BreakdownField, r: ValueCounts): (typeof BreakdownResponse.Type)["rows"][number] {
+  const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : field === "rule" ? ruleLabel(r.value) : r.value;
+  return field === "event"
+    ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
+    : { value: r.value, label, visitors: r.visitors, pageviews: r.pageviews, hits: r.hits };
 }
 
 // Name → operator for every named AI actor; the same name is never listed by two operators in the tables.

@@ -173,3 +173,12 @@ export function windowBuckets(window: ReadWindow, grain: "hour" | "day"): number
   for (let t = window.startMs; t <= last; t += step) out.push(t);
   return out;
 }
+
+/**
+ * A span as the query engine's `date_range`: whole days `[from, to]`, or hour buckets as instants, the last
+ * one through its 59th minute (a zoned days window's local days are such hour buckets).
+ */
+export function engineDateRange(span: Span): readonly [string, string] {
+  if (span.grain === "day") return [span.from, span.to];
+  return [new Date(span.fromMs).toISOString(), new Date(span.toMs + HOUR_MS - 1000).toISOString()];
+}

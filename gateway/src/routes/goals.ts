@@ -3,12 +3,11 @@
 import type pg from "pg";
 import type { ActorChoice } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
-import type { ReadWindow } from "../read/window.ts";
+import { type ReadWindow, engineDateRange } from "../read/window.ts";
 import { goalConversions, windowEcho } from "../read/reports.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
-import { ACTORS, HUMAN_ACTORS } from "../api-schema/common.ts";
 import type { QueryEngine } from "../query/engine.ts";
-import { parseQuery } from "../query/request.ts";
+import { type Filter, sharePlan } from "../shares/share-filters.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
@@ -16,25 +15,29 @@ import type { OperationRoutes } from "./operation-routes.ts";
 const toGoal = (g: GoalRow) => ({ id: g.id, site_id: g.site_id, name: g.name, page_path: g.page_path, created_at: g.created_at.toISOString() });
 const GOAL_ID = /^\d{1,10}$/;
 
-/** Page-path goals' conversions over a window, from the query engine (the rollups know pages, not patterns). */
-async function pageGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, actor: ActorChoice): Promise<Map<string, { conversions: number; visitors: number }>> {
-  const actors = actor === "all" ? [...ACTORS] : actor === "humans" ? [...HUMAN_ACTORS] : [actor];
-  const answer = await engine.run(site, parseQuery({
-    site_id: site.domain,
-    date_range: window.current.grain === "day" ? [window.from, window.to] : [new Date(window.current.fromMs).toISOString(), new Date(window.current.toMs + 3_599_000).toISOString()],
+/**
+ * Goals' conversions over a window from the query engine: page-path goals' (the rollups know pages, not
+ * patterns), and every goal's for a shared link with fixed filters (`filters`, applied with the actors).
+ */
+async function engineGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, filters: readonly Filter[]): Promise<Map<string, { conversions: number; visitors: number }>> {
+  const answer = await engine.run(site, sharePlan(site.domain, filters, window.actors, {
+    date_range: engineDateRange(window.current),
     metrics: ["visitors", "events"], dimensions: ["event:goal"],
-    filters: [["is", "visit:actor", actors]],
   }));
   return new Map(answer.results.map((r) => [r.dimensions[0]!, { visitors: r.metrics[0]!, conversions: r.metrics[1]! }]));
 }
 
-/** Every goal of the site with its conversions in the window (the owner's and a shared view's goals card). */
-export async function goalsReport(pool: pg.Pool, engine: QueryEngine, site: SiteRecord, actor: ActorChoice, window: ReadWindow) {
+/**
+ * Every goal of the site with its conversions in the window (the owner's and a shared view's goals card);
+ * with a shared link's fixed `filters`, every goal's from the engine.
+ */
+export async function goalsReport(pool: pg.Pool, engine: QueryEngine, site: SiteRecord, actor: ActorChoice, window: ReadWindow, filters: readonly Filter[] = []) {
   const rows = await listGoals(pool, site.id);
-  const counts = await goalConversions(pool, site.id, window, rows.filter((g) => g.page_path === null).map((g) => g.name));
-  if (rows.some((g) => g.page_path !== null)) {
-    const pages = await pageGoalConversions(engine, site, window, actor);
-    for (const g of rows) if (g.page_path !== null) counts.set(g.name, pages.get(g.name) ?? { conversions: 0, visitors: 0 });
+  const fromEngine = (g: GoalRow) => g.page_path !== null || filters.length > 0;
+  const counts = await goalConversions(pool, site.id, window, rows.filter((g) => !fromEngine(g)).map((g) => g.name));
+  if (rows.some(fromEngine)) {
+    const engineCounts = await engineGoalConversions(engine, site, window, filters);
+    for (const g of rows) if (fromEngine(g)) counts.set(g.name, engineCounts.get(g.name) ?? { conversions: 0, visitors: 0 });
   }
   return {
     site_id: site.id,

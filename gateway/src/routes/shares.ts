@@ -9,7 +9,7 @@
 import type { Clock } from "@svc/core";
 import type pg from "pg";
 import type { ActorChoice } from "../api-schema/common.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../api-schema/read.ts";
+import { DEFAULT_LIMIT } from "../api-schema/read.ts";
 import { AccountLockout, LoginLimiter } from "../auth/login-limiter.ts";
 import { ApiError } from "../errors.ts";
 import type { HttpRequest, HttpResponse } from "../http/transport.ts";
@@ -20,11 +20,13 @@ import type { Logger } from "../log.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { queryWindow } from "../read/window.ts";
-import { type Filter, breakdownFilter, needsQueryEngine } from "../shares/share-filters.ts";
+import { filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
+import { checkShareFilters, notForFilteredLink } from "../shares/share-filters.ts";
 import { SHARE_TOKEN, generateShareToken, hashSharePassword, hashShareToken, issueShareAccess, shareAccessValid, verifySharePassword } from "../shares/share-secrets.ts";
 import type { ShareStreamKind, ShareStreams } from "../shares/share-streams.ts";
 import { restrictLive } from "../shares/share-streams.ts";
 import { type ShareRecord, type SharedSite, deleteShare, findSharedSite, insertShare, listShares } from "../storage/shares.ts";
+import type { SiteRecord } from "../storage/sites.ts";
 import { goalsReport } from "./goals.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { findSiteById } from "../storage/sites.ts";
@@ -43,7 +45,7 @@ export interface ShareRouteDeps {
   readonly publicUrl: string | null;
   readonly trustProxy: TrustProxy;
   readonly log: Logger;
-  /** Page-path goals are counted by the query engine. */
+  /** Page-path goals, and every read of a link with fixed filters, are counted by the query engine. */
   readonly engine: QueryEngine;
 }
 
@@ -83,9 +85,16 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     return share.actor;
   }
 
-  const unfilteredOnly = (share: SharedSite) => {
-    if (share.filters.length > 0) throw needsQueryEngine();
+  const unfilteredOnly = (share: SharedSite, what: string) => {
+    if (share.filters.length > 0) throw notForFilteredLink(what);
   };
+
+  /** The link's site, as the query engine reads it (its zone and retention). */
+  async function siteOf(share: SharedSite): Promise<SiteRecord> {
+    const site = await findSiteById(pool, share.site_id);
+    if (site === null) throw new ApiError("not_found", UNKNOWN_LINK);
+    return site;
+  }
 
   function stream(share: SharedSite, kind: ShareStreamKind, opening: string | null): HttpResponse {
     if (!deps.streams.hasRoom(share.id)) {
@@ -111,8 +120,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
         siteId: site.id,
         tokenHash: hashShareToken(token),
         passwordHash: body.password === undefined ? null : await hashSharePassword(body.password),
-        // Each one checked in shape by the body's Schema (share-filters.ts filterListProblem).
-        filters: (body.filters ?? []) as readonly Filter[],
+        filters: await checkShareFilters(deps.engine, site.domain, body.filters ?? []),
         actor: body.actor ?? null,
         frameOrigins: (body.frame_origins ?? []).map((o) => o.toLowerCase()),
       });
@@ -163,8 +171,11 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const { share } = await open(req, params);
       const q = query();
       const actor = actorOf(share, q.actor);
-      unfilteredOnly(share);
       await deps.flushRollups();
+      if (share.filters.length > 0) {
+        const site = await siteOf(share);
+        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }));
+      }
       return jsonResponse(200, await statsReport(pool, share.site_id, actor, queryWindow(clock.now(), q, actor)));
     })
     .on("GET /api/share/{token}/breakdown", async ({ req, params, query }) => {
@@ -172,17 +183,18 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const q = query();
       const actor = q.actor === undefined && q.field === "rule" && share.actor === null ? "all" : actorOf(share, q.actor);
       const limit = q.limit ?? DEFAULT_LIMIT;
-      const keep = share.filters.length === 0 ? null : breakdownFilter(share.filters, q.field);
-      if (share.filters.length > 0 && keep === null) throw needsQueryEngine();
       await deps.flushRollups();
-      const report = await breakdownReport(src, share.site_id, actor, queryWindow(clock.now(), q, actor), q.field, keep === null ? limit : MAX_LIMIT);
-      return jsonResponse(200, keep === null ? report : { ...report, rows: report.rows.filter((r) => keep(r.value)).slice(0, limit) });
+      if (share.filters.length > 0) {
+        const site = await siteOf(share);
+        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }, q.field, limit));
+      }
+      return jsonResponse(200, await breakdownReport(src, share.site_id, actor, queryWindow(clock.now(), q, actor), q.field, limit));
     })
     .on("GET /api/share/{token}/ai", async ({ req, params, query }) => {
       const { share } = await open(req, params);
       // The panel is made of the other actors' numbers: not for a link restricted to one.
       if (share.actor !== null) throw new ApiError("forbidden", `this shared link shows only actor ${share.actor}`);
-      unfilteredOnly(share);
+      unfilteredOnly(share, "the AI Traffic panel");
       const q = query();
       await deps.flushRollups();
       return jsonResponse(200, await aiReport(src, share.site_id, queryWindow(clock.now(), q, "all"), q.limit ?? DEFAULT_LIMIT));
@@ -191,11 +203,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const { share } = await open(req, params);
       const q = query();
       const actor = actorOf(share, q.actor);
-      unfilteredOnly(share);
       await deps.flushRollups();
-      const site = await findSiteById(pool, share.site_id);
-      if (site === null) throw new ApiError("not_found", UNKNOWN_LINK);
-      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, queryWindow(clock.now(), q, actor, site.time_zone)));
+      const site = await siteOf(share);
+      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, queryWindow(clock.now(), q, actor, site.time_zone), share.filters));
     })
     .on("GET /api/share/{token}/live", async ({ req, params }) => {
       const { share } = await open(req, params);
@@ -205,8 +215,8 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     })
     .on("GET /api/share/{token}/counter/live", async ({ req, params }) => {
       const { share } = await open(req, params);
-      // "Visitors now" cannot be filtered from the lane's count: a filtered link gets no counter.
-      unfilteredOnly(share);
+      // "Visitors now" is the lanes' count of the last 5 minutes, not a query: a filtered link gets no counter.
+      unfilteredOnly(share, "the live counter");
       return stream(share, "counter", null);
     });
 }

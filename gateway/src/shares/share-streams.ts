@@ -9,12 +9,10 @@
 // REVOKE_SWEEP_MS asks the database which open links still exist, so a link deleted through another gateway
 // ends here within 2 s too (one query per sweep for all links, not one per stream).
 import { Effect } from "effect";
-import type { BreakdownField } from "../api-schema/read.ts";
 import type { StreamSink } from "../http/transport.ts";
 import { type LiveHub, sse } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { SharedSite } from "../storage/shares.ts";
-import { breakdownFilter } from "./share-filters.ts";
 
 export const REVOKE_SWEEP_MS = 2_000;
 // 1,000 streams per link per gateway: a link embedded on a popular page, each tab holding one socket (~10 KB
@@ -45,8 +43,10 @@ interface LiveEvent {
 }
 
 /**
- * What a shared view may see of a live event: the link's actor only (when it names one); with filters, no
- * totals, no visitors-now, and only the filtered dimension's matching values.
+ * What a shared view may see of a live event: the link's actor only (when it names one). With filters, a
+ * delta is only a tick — no totals, no visitors-now, no dimension values — since its counts are of every
+ * visit, not the link's segment: the filtered view refetches its reads on a tick (at most every 5 s, see
+ * dashboard/src/routes/share/[token]/+page.svelte), which the query engine answers with the filters.
  */
 export function restrictLive<T extends LiveEvent>(share: Pick<SharedSite, "actor" | "filters">, data: T): T {
   const actorOk = (a: string) => share.actor === null || a === share.actor;
@@ -55,7 +55,7 @@ export function restrictLive<T extends LiveEvent>(share: Pick<SharedSite, "actor
   const out: T = { ...data, totals: byActor(data.totals) };
   if (data.visitors_last_5_minutes) out.visitors_last_5_minutes = byActor(data.visitors_last_5_minutes);
   if (data.dimensions) {
-    out.dimensions = data.dimensions.filter((d) => actorOk(d.actor) && (!filtered || (breakdownFilter(share.filters, d.dim as BreakdownField)?.(d.value) ?? false)));
+    out.dimensions = filtered ? [] : data.dimensions.filter((d) => actorOk(d.actor));
   }
   return out;
 }
