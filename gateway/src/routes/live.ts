@@ -53,7 +53,7 @@ export function liveRoutes(routes: OperationRoutes, deps: LiveRouteDeps): void {
     const now = deps.clock.now();
     const [totals, recent] = await Promise.all([
       actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
-      deps.lanes.get(site.id).recentVisitors(RECENT_MS),
+      deps.lanes.recentVisitors(site.id, RECENT_MS),
     ]);
     const snapshot = {
       site: { id: site.id, domain: site.domain },
