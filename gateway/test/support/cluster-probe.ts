@@ -133,7 +133,7 @@ export async function driveEvents(opts: LoadOptions, stop: { now: boolean }): Pr
 export interface OwnershipChange {
   readonly at: number;
   readonly site: number;
-  /** `svc-owner:<gateway>` of the new holder, or null (nobody). */
+  /** `svc-owner:<gateway>#<backend pid>` of the new holder (a new pid is a new session), or null (nobody). */
   readonly owner: string | null;
 }
 
@@ -161,7 +161,7 @@ export class LockSampler {
     this.busy = true;
     try {
       const { rows } = await this.pool.query<{ site: number; owner: string }>(
-        `select l.objid::int as site, a.application_name as owner from pg_locks l join pg_stat_activity a using (pid)
+        `select l.objid::int as site, a.application_name || '#' || l.pid as owner from pg_locks l join pg_stat_activity a using (pid)
           where l.locktype = 'advisory' and l.granted and l.classid = $1 and l.objsubid = 2
             and l.database = (select oid from pg_database where datname = current_database())`,
         [SITE_LOCK_CLASS],
