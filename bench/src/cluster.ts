@@ -41,6 +41,7 @@ const PAUSE_S = Number(args.pause);
 const ATTEMPTS = Number(args.attempts);
 const TAKEOVER_ROWS = args["takeover-rows"].split(",").filter(Boolean).map(Number);
 const SKIP = new Set(args.skip.split(",").filter(Boolean));
+const WARMUP_S = 5;
 
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -53,10 +54,12 @@ function latency(stats: LoadStats): string {
   return `p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, p99.9 ${percentile(sorted, 99.9)} ms`;
 }
 
+let runs = 0;
+
 async function load(base: string, seconds: number, during?: (elapsed: () => number) => Promise<void>): Promise<{ stats: LoadStats; seconds: number }> {
   const stop = { now: false };
   const started = performance.now();
-  const running = driveEvents({ base, domains: DOMAINS, zipf: 1, visitorsPerSite: 200, workers: WORKERS, retryDelayMs: 1000, maxAttempts: ATTEMPTS }, stop);
+  const running = driveEvents({ base, tag: `r${++runs}-`, domains: DOMAINS, zipf: 1, visitorsPerSite: 200, workers: WORKERS, retryDelayMs: 1000, maxAttempts: ATTEMPTS }, stop);
   if (during) await during(() => (performance.now() - started) / 1000);
   const rest = seconds * 1000 - (performance.now() - started);
   if (rest > 0) await sleep(rest);
@@ -78,12 +81,16 @@ async function main(): Promise<void> {
 
     // 1. Throughput.
     if (!SKIP.has("throughput")) {
+      // Each timed run follows a warm-up of every site (a site's first row rebuilds its state; in a cluster it
+      // also locks the site and answers 503 + Retry-After meanwhile).
       const direct = await launchGateway(env);
+      await load(`http://127.0.0.1:${direct.port}`, WARMUP_S);
       const one = await load(`http://127.0.0.1:${direct.port}`, SECONDS);
       direct.child.kill("SIGTERM");
       await direct.exited();
       log(`1 gateway, no HAProxy (npm start):   ${Math.round(one.stats.acked.size / one.seconds)} events/s, ${latency(one.stats)}`);
       const single = await startLocalCluster({ gateways: 1, env });
+      await load(single.base, WARMUP_S);
       const hop = await load(single.base, SECONDS);
       await single.stop();
       log(`1 gateway behind HAProxy (cluster):  ${Math.round(hop.stats.acked.size / hop.seconds)} events/s, ${latency(hop.stats)}`);
@@ -91,6 +98,7 @@ async function main(): Promise<void> {
 
     const cluster = await startLocalCluster({ gateways: 3, env });
     clusters.push(cluster);
+    await load(cluster.base, WARMUP_S);
     if (!SKIP.has("throughput")) {
       const three = await load(cluster.base, SECONDS);
       log(`3 gateways behind HAProxy (cluster): ${Math.round(three.stats.acked.size / three.seconds)} events/s, ${latency(three.stats)}`);
@@ -100,7 +108,7 @@ async function main(): Promise<void> {
     const sampler = new LockSampler(db.pool);
     sampler.start();
     const ownersOf = (gateway: string) => [...sampler.current].filter(([, owner]) => owner.startsWith(`svc-owner:${gateway}#`)).map(([site]) => site);
-    const allAcks = new Map<number, Ack>();
+    const allAcks = new Map<string, Ack>();
     const scenario = async (name: string, act: (elapsed: () => number) => Promise<{ at: number; moved?: number[]; gateway?: string; extra?: string }>) => {
       let event: { at: number; moved?: number[]; gateway?: string; extra?: string } = { at: 0 };
       const run = await load(cluster.base, SECONDS + (name === "kill -STOP" ? PAUSE_S : 0), async (elapsed) => {

@@ -17,7 +17,8 @@ export interface Ack {
 
 export interface LoadStats {
   sent: number;
-  readonly acked: Map<number, Ack>;
+  /** By event key (`<tag><n>`, its page is `/e/<key>`). */
+  readonly acked: Map<string, Ack>;
   readonly statuses: Record<string, number>;
   /** 503s answered (each retried). */
   retried503: number;
@@ -31,6 +32,8 @@ export interface LoadStats {
 
 export interface LoadOptions {
   readonly base: string;
+  /** Prefix of this run's event keys, so the pages of several runs on one database never collide. */
+  readonly tag: string;
   readonly domains: readonly string[];
   /** Zipf exponent of the site popularity (0 = uniform). */
   readonly zipf: number;
@@ -77,7 +80,7 @@ function zipfPicker(n: number, s: number): () => number {
   };
 }
 
-/** Posts events until `stop.now`; each event's page is `/e/<n>`, so the raw rows say which were stored. */
+/** Posts events until `stop.now`; each event's page is `/e/<tag><n>`, so the raw rows say which were stored. */
 export async function driveEvents(opts: LoadOptions, stop: { now: boolean }): Promise<LoadStats> {
   const stats: LoadStats = { sent: 0, acked: new Map(), statuses: {}, retried503: 0, givenUp: 0, latencies: [], unavailableBySecond: [] };
   const pick = zipfPicker(opts.domains.length, opts.zipf);
@@ -89,7 +92,8 @@ export async function driveEvents(opts: LoadOptions, stop: { now: boolean }): Pr
       const domain = opts.domains[pick()]!;
       const visitor = Math.floor(Math.random() * opts.visitorsPerSite);
       const ua = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.${visitor}.0 Safari/537.36`;
-      const body = JSON.stringify({ d: domain, u: `https://${domain}/e/${n}` });
+      const key = `${opts.tag}${n}`;
+      const body = JSON.stringify({ d: domain, u: `https://${domain}/e/${key}` });
       const first = Date.now();
       stats.sent++;
       for (let attempt = 1; ; attempt++) {
@@ -110,7 +114,7 @@ export async function driveEvents(opts: LoadOptions, stop: { now: boolean }): Pr
         stats.statuses[answer.status] = (stats.statuses[answer.status] ?? 0) + 1;
         if (answer.status === 202) {
           const at = Date.now();
-          stats.acked.set(n, { site: domain, gateway: answer.gateway ?? "?", at });
+          stats.acked.set(key, { site: domain, gateway: answer.gateway ?? "?", at });
           stats.latencies.push(at - first);
           break;
         }
@@ -192,11 +196,11 @@ export interface Exactness {
   readonly rollupMismatches: readonly string[];
 }
 
-export async function checkExactness(pool: pg.Pool, acked: ReadonlyMap<number, Ack>): Promise<Exactness> {
+export async function checkExactness(pool: pg.Pool, acked: ReadonlyMap<string, Ack>): Promise<Exactness> {
   const { rows } = await pool.query<{ page: string; n: number }>("select page, count(*)::int as n from events group by page");
   const stored = new Map(rows.map((r) => [r.page, r.n]));
   let missing = 0;
-  for (const n of acked.keys()) if (!stored.has(`/e/${n}`)) missing++;
+  for (const key of acked.keys()) if (!stored.has(`/e/${key}`)) missing++;
   const duplicates = rows.filter((r) => r.n > 1).length;
   const { rows: sites } = await pool.query<{ id: number; domain: string }>("select id, domain from sites order by id");
   const rollupMismatches: string[] = [];
