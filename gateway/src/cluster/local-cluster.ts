@@ -29,10 +29,12 @@ export interface HaproxyBackend {
  *   with the connection, the row not).
  * - HAProxy's own 503 (no gateway up) carries Retry-After and the CORS header, so the tracker can read and retry it.
  */
-export function haproxyConfig(opts: { bind: string; backends: readonly HaproxyBackend[]; errorFile: string }): string {
+export function haproxyConfig(opts: { bind: string; backends: readonly HaproxyBackend[]; errorFile: string; dockerDns?: boolean }): string {
   return [
     "global",
     "  maxconn 4096",
+    // In compose, gateways are found by name through Docker's DNS, and one not up yet does not stop HAProxy.
+    ...(opts.dockerDns ? ["resolvers docker", "  nameserver dns 127.0.0.11:53", "  hold valid 5s"] : []),
     "defaults",
     "  mode http",
     "  timeout connect 2s",
@@ -54,7 +56,7 @@ export function haproxyConfig(opts: { bind: string; backends: readonly HaproxyBa
     "  http-check expect status 200",
     "  http-response set-header x-svc-gateway %s",
     `  errorfile 503 ${opts.errorFile}`,
-    "  default-server inter 500ms fall 2 rise 2",
+    `  default-server inter 500ms fall 2 rise 2${opts.dockerDns ? " resolvers docker init-addr last,libc,none" : ""}`,
     ...opts.backends.map((b) => `  server ${b.name} ${b.address} check`),
     "",
   ].join("\n");
