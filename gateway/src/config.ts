@@ -140,9 +140,10 @@ const ENTRIES = {
   SVC_LANE_IDLE_MS: entry(Config.Int("SVC_LANE_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
   SVC_CLUSTER: entry(Config.Boolean("SVC_CLUSTER").pipe(Config.withDefault(false)), "true or false (on/off, 1/0)"),
   SVC_GATEWAY_NAME: entry(optionalString("SVC_GATEWAY_NAME"), "1..40 letters, digits, '.', '_' or '-'", (n) => n === null || /^[\w.-]{1,40}$/.test(n)),
-  // 3 s: a paused or dead gateway's sites move after about 3 s plus HAProxy's health check, while a live one
-  // heartbeats every second; below 1 s a GC pause or a busy box could cost a healthy gateway its sites.
-  SVC_OWNER_TIMEOUT_MS: entry(Config.Int("SVC_OWNER_TIMEOUT_MS").pipe(Config.withDefault(3000)), "an integer 1000..60000 (milliseconds)", (n) => n >= 1000 && n <= 60_000),
+  // 5 s: a paused or dead gateway's sites move after about 5 s, while a live one heartbeats every 1.7 s. At 3 s
+  // a gateway on this 2-core box at load average 20 lost its session while rebuilding a 100,000-row day (its
+  // event loop held for ~4 s), and then rebuilt it again; below 1 s a GC pause would cost a healthy one its sites.
+  SVC_OWNER_TIMEOUT_MS: entry(Config.Int("SVC_OWNER_TIMEOUT_MS").pipe(Config.withDefault(5000)), "an integer 1000..60000 (milliseconds)", (n) => n >= 1000 && n <= 60_000),
   // See lanes/state-budget.ts for why these numbers and what a site past them looks like.
   SVC_VISITOR_BUDGET: entry(Config.Int("SVC_VISITOR_BUDGET").pipe(Config.withDefault(DEFAULT_VISITOR_BUDGET)), "an integer 1..100000000 (visitors of one site's day)", (n) => n >= 1 && n <= 100_000_000),
   SVC_VALUE_BUDGET: entry(Config.Int("SVC_VALUE_BUDGET").pipe(Config.withDefault(DEFAULT_VALUE_BUDGET)), "an integer 1..10000000 (distinct values of one dimension of one site's day)", (n) => n >= 1 && n <= 10_000_000),

@@ -28,7 +28,7 @@ describe("two gateways behind HAProxy through a kill -9 and a lost lock", () => 
   });
 
   it("stores every 202'd event once, never has two owners, and keeps rollups equal to the raw rows", async () => {
-    cluster = await startLocalCluster({ gateways: 2, env: { DATABASE_URL: db.url, SVC_EVENT_RATE_PER_CLIENT: "0", SVC_OWNER_TIMEOUT_MS: "1000" } });
+    cluster = await startLocalCluster({ gateways: 2, env: { DATABASE_URL: db.url, SVC_EVENT_RATE_PER_CLIENT: "0", SVC_OWNER_TIMEOUT_MS: "2000" } });
     const [gw1, gw2] = cluster.members;
     const sampler = new LockSampler(db.pool);
     sampler.start();

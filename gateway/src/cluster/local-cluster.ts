@@ -1,7 +1,9 @@
 // N gateways (SVC_CLUSTER) behind a real HAProxy on this machine: what `npm run cluster`, `npm run
 // bench:cluster` and the cluster test start. Every port is picked free (never a fixed one). HAProxy routes
-// by `?d=` with consistent hashing and checks /healthz every 500 ms, so a dead or paused gateway leaves the
-// pool within about a second (fall 2); the same config is what docs/self-hosting.md and docker-compose use.
+// by `?d=` with consistent hashing and checks /healthz every second, so a dead or paused gateway leaves the
+// pool within about 3 s (fall 3); the same config is what docs/self-hosting.md and docker-compose use. Not
+// quicker: on a busy box a gateway rebuilding a big day can miss a check or two, and every time HAProxy
+// takes a gateway out and back its sites move twice.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -41,7 +43,7 @@ export function haproxyConfig(opts: { bind: string; backends: readonly HaproxyBa
     "  timeout client 60s",
     "  timeout server 60s",
     "  timeout http-keep-alive 60s",
-    "  timeout check 1s",
+    "  timeout check 2s",
     "  retries 3",
     "  retry-on conn-failure",
     "  option redispatch",
@@ -56,7 +58,7 @@ export function haproxyConfig(opts: { bind: string; backends: readonly HaproxyBa
     "  http-check expect status 200",
     "  http-response set-header x-svc-gateway %s",
     `  errorfile 503 ${opts.errorFile}`,
-    `  default-server inter 500ms fall 2 rise 2${opts.dockerDns ? " resolvers docker init-addr last,libc,none" : ""}`,
+    `  default-server inter 1s fall 3 rise 2${opts.dockerDns ? " resolvers docker init-addr last,libc,none" : ""}`,
     ...opts.backends.map((b) => `  server ${b.name} ${b.address} check`),
     "",
   ].join("\n");
@@ -135,8 +137,8 @@ export async function startLocalCluster(opts: {
     let stderr = "";
     child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     await waitForPort(port, child, () => stderr);
-    // Until the health checks pass (rise 2 × 500 ms) every server is assumed up; wait for them anyway.
-    await new Promise((r) => setTimeout(r, 1200));
+    // Until the health checks pass (rise 2 × 1 s) every server is assumed up; wait for them anyway.
+    await new Promise((r) => setTimeout(r, 2200));
     return child;
   };
 
