@@ -66,7 +66,7 @@ let runs = 0;
 async function load(base: string, seconds: number, during?: (elapsed: () => number) => Promise<void>): Promise<{ stats: LoadStats; seconds: number }> {
   const stop = { now: false };
   const started = performance.now();
-  const running = driveEvents({ base, tag: `r${++runs}-`, domains: DOMAINS, zipf: 1, visitorsPerSite: 200, workers: WORKERS, retryDelayMs: 1000, maxAttempts: ATTEMPTS }, stop);
+  const running = driveEvents({ base, tag: `r${++runs}-`, domains: DOMAINS, visitorsPerSite: 200, workers: WORKERS, retryDelayMs: 1000, maxAttempts: ATTEMPTS }, stop);
   if (during) await during(() => (performance.now() - started) / 1000);
   const rest = seconds * 1000 - (performance.now() - started);
   if (rest > 0) await sleep(rest);

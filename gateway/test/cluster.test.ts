@@ -33,7 +33,7 @@ describe("two gateways behind HAProxy through a kill -9 and a lost lock", () => 
     const sampler = new LockSampler(db.pool);
     sampler.start();
     const stop = { now: false };
-    const loading = driveEvents({ base: cluster.base, tag: "", domains: DOMAINS, zipf: 1, visitorsPerSite: 20, workers: 8, retryDelayMs: 200, maxAttempts: 50 }, stop);
+    const loading = driveEvents({ base: cluster.base, tag: "", domains: DOMAINS, visitorsPerSite: 20, workers: 8, retryDelayMs: 200, maxAttempts: 50 }, stop);
 
     await sleep(2000);
     const ownedByGw1 = [...sampler.current].filter(([, owner]) => owner.startsWith("svc-owner:gw1#")).map(([site]) => site);

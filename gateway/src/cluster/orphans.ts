@@ -15,8 +15,10 @@ import type { Logger } from "../log.ts";
 import { SITE_LOCK_CLASS, type SiteOwnership } from "./ownership.ts";
 
 const SWEEP_MS = 1_000;
-// Longer than a clean hand-over between two gateways (release, then the next request's lock: ~1 s).
-const ORPHAN_AFTER_MS = 3_000;
+// Longer than a site with traffic takes to be locked by its new owner (HAProxy's 3 s, the lock, a retry):
+// adopting such a site would only make its new owner wait (measured: at 3 s, sites moving off a paused
+// gateway were adopted and recounted first, and their failover gap grew).
+const ORPHAN_AFTER_MS = 10_000;
 
 export interface OrphanDeps {
   readonly pool: pg.Pool;

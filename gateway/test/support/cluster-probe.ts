@@ -6,6 +6,7 @@ import http from "node:http";
 import type pg from "pg";
 import { SITE_LOCK_CLASS } from "../../src/cluster/ownership.ts";
 import { recomputedRollups, storedRollups } from "./recompute.ts";
+import { zipfSampler } from "../../../bench/src/scenario.ts";
 
 export interface Ack {
   readonly site: string;
@@ -35,8 +36,6 @@ export interface LoadOptions {
   /** Prefix of this run's event keys, so the pages of several runs on one database never collide. */
   readonly tag: string;
   readonly domains: readonly string[];
-  /** Zipf exponent of the site popularity (0 = uniform). */
-  readonly zipf: number;
   readonly visitorsPerSite: number;
   readonly workers: number;
   /** A 503 is retried after min(Retry-After, this) ms, at most `maxAttempts` times in all. */
@@ -67,28 +66,11 @@ function postOnce(base: string, path: string, body: string, ua: string): Promise
   });
 }
 
-/** Cumulative Zipf weights over n items. */
-function zipfPicker(n: number, s: number): () => number {
-  const cum: number[] = [];
-  let total = 0;
-  for (let i = 1; i <= n; i++) cum.push((total += 1 / i ** s));
-  return () => {
-    const r = Math.random() * total;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid]! < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
 /** Posts events until `stop.now`; each event's page is `/e/<tag><n>`, so the raw rows say which were stored. */
 export async function driveEvents(opts: LoadOptions, stop: { now: boolean }): Promise<LoadStats> {
   const stats: LoadStats = { sent: 0, acked: new Map(), statuses: {}, retried503: 0, givenUp: 0, latencies: [], unavailableBySecond: [] };
-  const pick = zipfPicker(opts.domains.length, opts.zipf);
+  // Site popularity: Zipf, exponent 1 (the ingest benchmark's scenario draws pages the same way).
+  const pick = zipfSampler(opts.domains.length, Math.random);
   const started = Date.now();
   let next = 0;
   const worker = async () => {
