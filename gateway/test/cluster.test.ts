@@ -22,7 +22,10 @@ describe("two gateways behind HAProxy through a kill -9 and a lost lock", () => 
     for (const domain of DOMAINS) await addSite(db.pool, { domain });
   });
 
+  let sampler: LockSampler | null = null;
+
   afterAll(async () => {
+    sampler?.stop();
     await cluster?.stop();
     await db.drop();
   });
@@ -30,7 +33,7 @@ describe("two gateways behind HAProxy through a kill -9 and a lost lock", () => 
   it("stores every 202'd event once, never has two owners, and keeps rollups equal to the raw rows", async () => {
     cluster = await startLocalCluster({ gateways: 2, env: { DATABASE_URL: db.url, SVC_EVENT_RATE_PER_CLIENT: "0", SVC_OWNER_TIMEOUT_MS: "2000" } });
     const [gw1, gw2] = cluster.members;
-    const sampler = new LockSampler(db.pool);
+    sampler = new LockSampler(db.pool);
     sampler.start();
     const stop = { now: false };
     const loading = driveEvents({ base: cluster.base, tag: "", domains: DOMAINS, visitorsPerSite: 20, workers: 8, retryDelayMs: 200, maxAttempts: 50 }, stop);
