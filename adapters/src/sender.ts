@@ -27,6 +27,17 @@ export class SvcSendError extends Error {
 // proxy that counts differently.
 const MAX_BODY_BYTES = 63 * 1024;
 
+// A 503 means nothing of the batch was stored (the gateway's rule; HAProxy's own 503 never reached one), so the
+// same body is sent again: at most 3 more times, after the answer's Retry-After capped at 5 s. 503s last while a
+// site moves between gateways or the database restarts: seconds, not minutes.
+const RETRIES_503 = 3;
+const MAX_RETRY_WAIT_MS = 5_000;
+
+function retryWaitMs(header: string | null): number {
+  const seconds = Number(header ?? 1);
+  return Math.min(Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000, MAX_RETRY_WAIT_MS);
+}
+
 function utf8Length(s: string): number {
   let bytes = s.length;
   for (let i = 0; i < s.length; i++) {
@@ -63,6 +74,8 @@ function unref(timer: Timer): Timer {
  */
 export class HitSender {
   readonly options: ResolvedOptions;
+  /** The endpoint with `?d=<domain>`: what a load balancer in front of several gateways routes the site by. */
+  readonly #url: string;
   #queue: Hit[] = [];
   /** Sequence number of the last hit accepted into the queue; hits are numbered from 1 in FIFO order. */
   #enqueued = 0;
@@ -89,6 +102,9 @@ export class HitSender {
 
   constructor(options: SvcOptions) {
     this.options = resolveOptions(options);
+    const url = new URL(this.options.endpoint);
+    url.searchParams.set("d", this.options.domain);
+    this.#url = url.href;
     if (this.options.flushOnExit) registerForExit(this);
   }
 
@@ -303,14 +319,19 @@ export class HitSender {
 
   async #post(body: string, count: number): Promise<void> {
     try {
-      const response = await fetch(this.options.endpoint, {
-        method: "POST",
-        headers: this.options.token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, authorization: `Bearer ${this.options.token}` },
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      // Read the (empty) body so the connection goes back to the pool.
-      await response.arrayBuffer().catch(() => undefined);
+      let response: Response;
+      for (let retry = 0; ; retry++) {
+        response = await fetch(this.#url, {
+          method: "POST",
+          headers: this.options.token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, authorization: `Bearer ${this.options.token}` },
+          body,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+        // Read the (empty) body so the connection goes back to the pool.
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.status !== 503 || retry === RETRIES_503) break;
+        await new Promise((r) => setTimeout(r, retryWaitMs(response.headers.get("retry-after"))));
+      }
       if (response.ok) {
         this.#sent += count;
       } else {

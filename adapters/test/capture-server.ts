@@ -11,7 +11,9 @@ export type CollectorMode =
   /** Answers 202 with an empty body, as the gateway does. */
   | "accept"
   /** Accepts the connection, reads nothing back, never answers. */
-  | "hang";
+  | "hang"
+  /** Answers 503 with `Retry-After: 0` (a site moving between gateways) to the first `unavailable` POSTs, then accepts. */
+  | { readonly unavailable: number };
 
 export interface Collector {
   readonly endpoint: string;
@@ -19,6 +21,8 @@ export interface Collector {
   readonly batches: Hit[][];
   /** The Authorization header of each batch (undefined when none was sent), in the same order. */
   readonly authorizations: (string | undefined)[];
+  /** POSTs answered 503 (mode `unavailable`). */
+  readonly refused: () => number;
   readonly hits: () => Hit[];
   /** Resolves once at least `count` hits arrived; rejects after `timeoutMs`. */
   waitForHits(count: number, timeoutMs?: number): Promise<Hit[]>;
@@ -43,11 +47,18 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
   const authorizations: (string | undefined)[] = [];
   const sockets = new Set<Socket>();
   let notify = (): void => undefined;
+  let refused = 0;
   const server = createServer(async (req, res) => {
     if (mode === "hang") return;
     const body = await readBody(req);
-    if (req.method !== "POST" || req.url !== "/api/hit") {
+    const url = new URL(req.url ?? "/", "http://collector");
+    if (req.method !== "POST" || url.pathname !== "/api/hit") {
       res.writeHead(404).end();
+      return;
+    }
+    if (typeof mode === "object" && refused < mode.unavailable) {
+      refused++;
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "0" }).end('{"error":"this site is moving between gateways; retry"}');
       return;
     }
     if (Buffer.byteLength(body) > 64 * 1024) {
@@ -67,6 +78,12 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
       res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid body", details }));
       return;
     }
+    // The gateway's rule: `?d=` (what HAProxy routes by) names every hit's site.
+    const d = url.searchParams.get("d");
+    if (d !== null && (parsed as Hit[]).some((h) => h.domain !== d)) {
+      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"the body\'s domain differs from the d query parameter"}');
+      return;
+    }
     batches.push(parsed as Hit[]);
     authorizations.push(req.headers.authorization);
     res.writeHead(202).end();
@@ -82,6 +99,7 @@ export async function startCollector(mode: CollectorMode = "accept"): Promise<Co
     endpoint: `http://127.0.0.1:${port}/api/hit`,
     batches,
     authorizations,
+    refused: () => refused,
     hits,
     waitForHits(count, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@ import { HitSender, type FinishedRequest, type SvcOptions } from "../src/index.t
 import { withSvc as withNext } from "../src/next.ts";
 import { withSvc as withWorker } from "../src/worker.ts";
 import { svc as honoSvc } from "../src/hono.ts";
-import { startCollector, type Collector } from "./capture-server.ts";
+import { startCollector, type Collector, type CollectorMode } from "./capture-server.ts";
 import { eventually } from "./eventually.ts";
 
 const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
@@ -32,7 +32,7 @@ afterEach(async () => {
   for (const s of senders.splice(0)) await s.close();
 });
 
-async function collector(mode: "accept" | "hang" = "accept"): Promise<Collector> {
+async function collector(mode: CollectorMode = "accept"): Promise<Collector> {
   const c = await startCollector(mode);
   collectors.push(c);
   return c;
@@ -56,6 +56,28 @@ describe("HitSender", () => {
     expect(s.stats()).toMatchObject({ sent: 100, failed: 0 });
     expect(c.batches.length).toBeGreaterThan(1);
     expect(c.batches.flat()).toHaveLength(100);
+  });
+
+  it("puts the site's domain in the URL (?d=, what HAProxy routes by) and retries a 503 with the same body, stored once", async () => {
+    const c = await collector({ unavailable: 2 });
+    const s = sender({ endpoint: c.endpoint, domain: "example.com" });
+    s.record(finished({ url: "/moving" }));
+    await s.flush();
+    expect(c.refused()).toBe(2);
+    expect(c.hits().map((h) => h.path)).toEqual(["/moving"]);
+    expect(s.stats()).toMatchObject({ sent: 1, failed: 0 });
+  });
+
+  it("gives a batch up after 3 retries of a 503 and reports it", async () => {
+    const c = await collector({ unavailable: 10 });
+    const errors: Error[] = [];
+    const s = sender({ endpoint: c.endpoint, domain: "example.com", onError: (e) => errors.push(e) });
+    s.record(finished());
+    await s.flush();
+    expect(c.refused()).toBe(4);
+    expect(c.hits()).toEqual([]);
+    expect(s.stats()).toMatchObject({ sent: 0, failed: 1 });
+    expect(errors.map((e) => e.message)).toEqual(["svc: the collector answered 503 to a batch of 1 hits"]);
   });
 
   it("counts a non-2xx answer as failed and reports it without visitor data", async () => {

@@ -32,7 +32,8 @@ function prng(seed: number): () => number {
   };
 }
 
-function zipfSampler(n: number, rand: () => number): () => number {
+/** Draws 0..n-1 with weight 1/(i+1) (Zipf, exponent 1): a few items take most of the draws. */
+export function zipfSampler(n: number, rand: () => number): () => number {
   const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
   const total = weights.reduce((a, b) => a + b, 0);
   const cdf: number[] = [];

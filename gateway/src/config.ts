@@ -1,5 +1,6 @@
 // Configuration comes only from the environment, is read once at boot and validated as a whole:
 // every bad value gets its own one-line message, so an operator fixes them all in one go.
+import os from "node:os";
 import path from "node:path";
 import { Config, ConfigProvider, Effect, Option, Result } from "effect";
 import type { LogLevel } from "./log.ts";
@@ -55,6 +56,8 @@ export interface GatewayConfig {
   readonly rollupFlushMs: number;
   /** A site lane that received no rows for this long is stopped and its visitor state released. */
   readonly laneIdleMs: number;
+  /** Several gateways on one database (SVC_CLUSTER): site ownership by advisory lock, see cluster/ownership.ts; null = one gateway. */
+  readonly cluster: ClusterConfig | null;
   /** Visitors (SVC_VISITOR_BUDGET) and values per dimension (SVC_VALUE_BUDGET) of one site's day held exactly. */
   readonly stateBudget: StateBudget;
   /** Failed credential checks per client a minute before 429; 0 = unlimited (SVC_FAILED_CREDENTIALS_PER_CLIENT). */
@@ -79,6 +82,13 @@ export interface MailConfig {
   readonly smtpUrl: string;
   /** The From of every mail: `reports@example.com` or `svc <reports@example.com>`. */
   readonly from: string;
+}
+
+export interface ClusterConfig {
+  /** SVC_GATEWAY_NAME: names this gateway's owner session (`svc-owner:<name>` in pg_stat_activity). */
+  readonly name: string;
+  /** SVC_OWNER_TIMEOUT_MS: how long the locks of a silent (paused, dead) gateway outlive it. */
+  readonly ownerTimeoutMs: number;
 }
 
 export const LLM_PROVIDERS = ["local", "openai", "anthropic", "gemini", "none"] as const;
@@ -148,6 +158,12 @@ const ENTRIES = {
   // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
   SVC_LANE_IDLE_MS: entry(Config.Int("SVC_LANE_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
+  SVC_CLUSTER: entry(Config.Boolean("SVC_CLUSTER").pipe(Config.withDefault(false)), "true or false (on/off, 1/0)"),
+  SVC_GATEWAY_NAME: entry(optionalString("SVC_GATEWAY_NAME"), "1..40 letters, digits, '.', '_' or '-'", (n) => n === null || /^[\w.-]{1,40}$/.test(n)),
+  // 5 s: a paused or dead gateway's sites move after about 5 s, while a live one heartbeats every 1.7 s. At 3 s
+  // a gateway on this 2-core box at load average 20 lost its session while rebuilding a 100,000-row day (its
+  // event loop held for ~4 s), and then rebuilt it again; below 1 s a GC pause would cost a healthy one its sites.
+  SVC_OWNER_TIMEOUT_MS: entry(Config.Int("SVC_OWNER_TIMEOUT_MS").pipe(Config.withDefault(5000)), "an integer 1000..60000 (milliseconds)", (n) => n >= 1000 && n <= 60_000),
   // See lanes/state-budget.ts for why these numbers and what a site past them looks like.
   SVC_VISITOR_BUDGET: entry(Config.Int("SVC_VISITOR_BUDGET").pipe(Config.withDefault(DEFAULT_VISITOR_BUDGET)), "an integer 1..100000000 (visitors of one site's day)", (n) => n >= 1 && n <= 100_000_000),
   SVC_VALUE_BUDGET: entry(Config.Int("SVC_VALUE_BUDGET").pipe(Config.withDefault(DEFAULT_VALUE_BUDGET)), "an integer 1..10000000 (distinct values of one dimension of one site's day)", (n) => n >= 1 && n <= 10_000_000),
@@ -238,6 +254,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   for (const [was, now] of Object.entries(RENAMED_VARIABLES)) {
     if (was in env) problems.push(`${was} was renamed ${now}: set ${now} instead`);
   }
+  // One owner session runs every commit and holds every lock (cluster/ownership.ts): one transaction in flight.
+  if (v.SVC_CLUSTER === true && "SVC_WRITER_IN_FLIGHT" in values && v.SVC_WRITER_IN_FLIGHT !== 1) {
+    problems.push(`SVC_WRITER_IN_FLIGHT=${v.SVC_WRITER_IN_FLIGHT} is invalid with SVC_CLUSTER: expected 1 (the owner session that holds the site locks runs every commit)`);
+  }
   if (problems.length > 0 || !auth) throw new ConfigInvalid(problems);
   const host = v.SVC_HOST !== null ? v.SVC_HOST : placeholders.length > 0 ? "127.0.0.1" : "0.0.0.0";
   return {
@@ -262,6 +282,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
     laneIdleMs: v.SVC_LANE_IDLE_MS,
+    cluster: v.SVC_CLUSTER ? { name: v.SVC_GATEWAY_NAME ?? `${os.hostname()}-${process.pid}`, ownerTimeoutMs: v.SVC_OWNER_TIMEOUT_MS } : null,
     stateBudget: { visitors: v.SVC_VISITOR_BUDGET, values: v.SVC_VALUE_BUDGET },
     failedCredentialsPerMinute: v.SVC_FAILED_CREDENTIALS_PER_CLIENT,
     databasePools: {

@@ -65,8 +65,17 @@ describe("gateway configuration", () => {
     ["SVC_LANE_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
     ["SVC_LANE_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
     ["SVC_LANE_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_CLUSTER", "maybe", "true or false (on/off, 1/0)"],
+    ["SVC_GATEWAY_NAME", "gw 1", "1..40 letters, digits, '.', '_' or '-'"],
+    ["SVC_OWNER_TIMEOUT_MS", "999", "an integer 1000..60000 (milliseconds)"],
   ])("%s=%s is refused: expected %s", (name, value, expected) => {
     expect(problems({ [name]: value })).toEqual([`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`]);
+  });
+
+  it("refuses more than one transaction in flight with SVC_CLUSTER (the owner session runs every commit)", () => {
+    expect(problems({ SVC_CLUSTER: "true", SVC_WRITER_IN_FLIGHT: "2" })).toEqual([
+      "SVC_WRITER_IN_FLIGHT=2 is invalid with SVC_CLUSTER: expected 1 (the owner session that holds the site locks runs every commit)",
+    ]);
   });
 
   it("names a renamed variable that is still set instead of ignoring it", () => {

@@ -9,6 +9,7 @@ import { parse } from "yaml";
 import { CONFIG_VARIABLES, ConfigInvalid, loadConfig } from "../src/config.ts";
 import { clientIp } from "../src/ingest/client-ip.ts";
 import { repoRoot } from "../src/repo-root.ts";
+import { HAPROXY_503, haproxyConfig } from "../src/cluster/local-cluster.ts";
 
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const composeText = read("docker-compose.yml");
@@ -21,8 +22,24 @@ const references = [...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)([^}]*)\}/g)].
 const SECRET = /PASSWORD|SECRET|API_KEY/;
 
 describe("docker-compose.yml", () => {
+  it("has a cluster profile: two more gateways with the gateway's settings (SVC_CLUSTER) and HAProxy with the tested config", () => {
+    const profile = Object.entries(compose.services).filter(([, service]) => service.profiles?.includes("cluster"));
+    expect(profile.map(([name]) => name).sort()).toEqual(["gateway2", "gateway3", "haproxy"]);
+    for (const name of ["gateway2", "gateway3"]) {
+      expect(compose.services[name].environment).toEqual(compose.services["gateway"].environment);
+      expect(compose.services[name].build).toEqual({ context: ".", target: "gateway" });
+    }
+    expect(compose.services["gateway"].environment.SVC_CLUSTER).toBe("${SVC_CLUSTER:-false}");
+    expect(compose.services["haproxy"].ports).toEqual(["127.0.0.1:${SVC_HAPROXY_PORT:-8088}:8080"]);
+    const backends = ["gateway", "gateway2", "gateway3"].map((service, i) => ({ name: `gw${i + 1}`, address: `${service}:8080` }));
+    const expected = haproxyConfig({ bind: "*:8080", errorFile: "/usr/local/etc/haproxy/503.http", dockerDns: true, backends });
+    expect(read("haproxy/haproxy.cfg").replace(/^#.*\n/, "")).toBe(expected);
+    expect(read("haproxy/503.http")).toBe(HAPROXY_503);
+  });
+
   it("runs PostgreSQL (with a volume), the gateway and the dashboard, each with a healthcheck", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["dashboard", "gateway", "postgres"]);
+    const always = Object.entries(compose.services).filter(([, service]) => service.profiles === undefined);
+    expect(always.map(([name]) => name).sort()).toEqual(["dashboard", "gateway", "postgres"]);
     expect(compose.services["postgres"].volumes).toEqual(["pgdata:/var/lib/postgresql/data"]);
     expect(compose.volumes).toHaveProperty("pgdata");
     for (const [name, service] of Object.entries(compose.services)) {

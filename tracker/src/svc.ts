@@ -22,8 +22,9 @@ declare global {
   try {
     const script = document.currentScript as HTMLScriptElement;
     const attr = (name: string) => script.getAttribute("data-" + name);
-    const endpoint = (attr("api") || new URL(script.src).origin) + "/api/event";
     const domain = attr("domain") || l.hostname;
+    // ?d= is what a load balancer in front of several gateways routes the site by (HAProxy `url_param d`).
+    const endpoint = (attr("api") || new URL(script.src).origin) + "/api/event?d=" + encodeURIComponent(domain);
     const hashRouting = attr("hash") == "true";
     let ignored: unknown;
     // The only storage access (SPEC rule 5): one read, guarded because it throws when storage is blocked.
@@ -34,6 +35,15 @@ declare global {
     // tokens), so it is neither sent nor compared.
     const url = () => (hashRouting ? l.href : l.href.split("#")[0]!);
     let lastPageview: string | undefined;
+
+    // A keepalive fetch outlives the page (outbound and download clicks) like a beacon, and unlike a beacon
+    // shows its answer: a 503 means nothing was stored (a site moving between gateways, a database restart),
+    // so the same event is sent again after Retry-After, at most 3 times. A string body is text/plain, a
+    // CORS-safelisted type: no preflight. A failure stays silent (an unparsable data-api, a host down).
+    const post = (data: string, n: number): unknown =>
+      fetch(endpoint, { method: "POST", keepalive: true, body: data }).then((r) => {
+        if (r.status == 503 && n < 3) setTimeout(post, +(r.headers.get("retry-after") || 1) * 1e3, data, n + 1);
+      }, Object);
 
     const send = (n: string, p?: Props) => {
       try {
@@ -51,11 +61,7 @@ declare global {
           body.p = p;
           break;
         }
-        const data = JSON.stringify(body);
-        // A beacon survives the page unloading (outbound and download clicks); sent as a string it is
-        // text/plain, a CORS-safelisted type, so no preflight. keepalive fetch covers browsers without it.
-        navigator.sendBeacon?.(endpoint, data) ||
-          fetch(endpoint, { method: "POST", keepalive: true, body: data }).catch(Object);
+        post(JSON.stringify(body), 0);
       } catch {}
     };
 

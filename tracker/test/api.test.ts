@@ -202,7 +202,7 @@ describe("where events go", () => {
     expect(arrived!.path).toBe(path);
     expect(arrived!.body).toMatchObject({ n: "pageview", u: url });
     // One send, to that endpoint only: the other server cannot have received it.
-    expect((await recordedSends(page)).map((send) => send.url)).toStrictEqual([`${ingest().origin}${path}`]);
+    expect((await recordedSends(page)).map((send) => send.url)).toStrictEqual([`${ingest().origin}${path}?d=${domain}`]);
     expect(pageErrors).toEqual([]);
     await close();
   });
@@ -229,42 +229,55 @@ describe("without navigator.sendBeacon", () => {
   });
 });
 
+describe("a 503 (nothing stored: a site moving between gateways)", () => {
+  it("is sent again after its Retry-After, the same event, and arrives once; at most 3 retries", async () => {
+    site.refuse("retry.test", 2);
+    const { page, url, pageErrors, close } = await visit("/retry/page", { attributes: { "data-domain": "retry.test" } });
+    const [pageview] = await site.waitForEvents((event) => event.d === "retry.test");
+    expect(pageview!.body).toMatchObject({ d: "retry.test", n: "pageview", u: url });
+    await page.waitForFunction("window.__svcSends.length === 3");
+    expect((await recordedSends(page)).map((send) => send.body)).toStrictEqual(Array(3).fill(pageview!.raw));
+
+    site.refuse("retry.test", 10);
+    await page.evaluate("window.svc('Gone')");
+    await page.waitForFunction("window.__svcSends.length === 7 && window.__svcSends.every((send) => send.settled !== 'pending')");
+    await page.evaluate("new Promise((resolve) => setTimeout(resolve, 200))");
+    expect((await recordedSends(page)).length).toBe(7);
+    expect(site.events.filter((event) => event.d === "retry.test")).toHaveLength(1);
+    expect(pageErrors).toEqual([]);
+    await close();
+  });
+});
+
 describe("failures stay silent", () => {
   const cases: { note: string; attributes: Record<string, string>; initScripts: string[]; call: string; via: string[] }[] = [
     {
-      note: "ingest host down (beacon)",
+      note: "ingest host down (the keepalive fetch rejects)",
       attributes: { "data-api": "CLOSED" },
       initScripts: [RECORD_SENDS],
-      call: "window.svc('Down')",
-      via: ["beacon", "beacon"],
-    },
-    {
-      note: "ingest host down (fetch fallback rejects)",
-      attributes: { "data-api": "CLOSED" },
-      initScripts: [REMOVE_SEND_BEACON, RECORD_SENDS],
       call: "window.svc('Down')",
       via: ["fetch", "fetch"],
     },
     {
-      note: "an unparsable data-api (sendBeacon throws)",
+      note: "an unparsable data-api (the fetch rejects)",
       attributes: { "data-api": "http://[not-a-host" },
       initScripts: [RECORD_SENDS],
       call: "window.svc('Bad api')",
-      via: ["beacon", "beacon"],
+      via: ["fetch", "fetch"],
     },
     {
       note: "circular props (JSON.stringify throws)",
       attributes: {},
       initScripts: [RECORD_SENDS],
       call: "(() => { const props = {}; props.self = props; return window.svc('Circular', props); })()",
-      via: ["beacon"],
+      via: ["fetch"],
     },
     {
-      note: "props over the 64 KB beacon quota (beacon refuses, keepalive fetch rejects)",
+      note: "props over the 64 KB keepalive quota (the fetch rejects)",
       attributes: {},
       initScripts: [RECORD_SENDS],
       call: "window.svc('Huge', { blob: 'x'.repeat(70000) })",
-      via: ["beacon", "beacon", "fetch"],
+      via: ["fetch", "fetch"],
     },
   ];
 

@@ -93,3 +93,12 @@ export const WindowEcho = {
   actor: ActorParam,
   ...WindowSpanEcho,
 };
+
+/**
+ * `?d=` on the ingest routes: the site's domain in the URL, which HAProxy routes by (`balance url_param d`) so
+ * that each site's rows reach the gateway that owns it (docs/self-hosting.md "Several gateways"). Optional;
+ * when present it must name the body's site (every hit's, for an array), else 400.
+ */
+export const IngestQuery = Schema.Struct({
+  d: Schema.optionalKey(Schema.String.annotate({ description: "The site's domain, as in the body: what a load balancer routes the request by." })),
+});

@@ -6,6 +6,7 @@
 import { BrowserEventBody, ServerHitsBody } from "@svc/core";
 import type { Schema } from "effect";
 import { ImportLine, ImportQuery, ImportReport } from "./import.ts";
+import { IngestQuery } from "./common.ts";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { QueryBody, QueryResponse } from "./query.ts";
@@ -70,14 +71,14 @@ const DEFINED = [
   {
     method: "POST", path: "/api/event", tag: "ingest", security: "none", summary: "Record a browser event (the tracker script)",
     description: "CORS-open; the body may be sent as text/plain by sendBeacon. 202 once the row is committed. At most SVC_EVENT_RATE_PER_CLIENT requests a second per client (bursts of 30 s worth), then 429 with Retry-After.",
-    body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"], unknownBodyFields: "ignored",
+    query: IngestQuery, body: BrowserEventBody, bodyContentTypes: ["application/json", "text/plain"], unknownBodyFields: "ignored",
     responses: [{ status: 202, description: "Accepted and durably written." }], errors: [404, 422, 429, 503],
   },
   { method: "OPTIONS", path: "/api/event", tag: "ingest", security: "none", summary: "CORS preflight for /api/event", responses: [{ status: 204, description: "CORS headers." }] },
   {
     method: "POST", path: "/api/hit", tag: "ingest", security: "none", summary: "Record server hits (the middleware), one object or an array of up to 100",
     description: "A site with a hit token needs `Authorization: Bearer svc_hit_…` (401 otherwise). At most SVC_HIT_RATE_PER_SITE hits a second per site (bursts of 30 s worth), then 429 with Retry-After.",
-    body: ServerHitsBody, unknownBodyFields: "ignored", responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 422, 429, 503],
+    query: IngestQuery, body: ServerHitsBody, unknownBodyFields: "ignored", responses: [{ status: 202, description: "Accepted and durably written." }], errors: [401, 404, 422, 429, 503],
   },
   // Public (routes/public.ts)
   { method: "GET", path: "/js/svc.js", tag: "public", security: "none", summary: "The tracker script (cacheable 5 minutes)", responses: [{ status: 200, description: "JavaScript.", contentType: "application/javascript" }], errors: [404] },

@@ -13,7 +13,7 @@ import type { CountryLookup } from "../geo/country.ts";
 import type { HttpRequest } from "../http/transport.ts";
 import type { LaneRegistry } from "../lanes/registry.ts";
 import type { PendingRow } from "../lanes/site-lane.ts";
-import type { SiteCache } from "../sites/site-cache.ts";
+import { type SiteCache, domainKey } from "../sites/site-cache.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { checkHitToken, presentedHitToken } from "../sites/hit-token.ts";
 import type { DatabaseHealth } from "../storage/database-health.ts";
@@ -129,6 +129,17 @@ export function userAgentHeader(header: string | undefined): string {
   return storedText(header.length > LIMITS.userAgent ? header.slice(0, LIMITS.userAgent) : header);
 }
 
+/**
+ * The `?d=` a load balancer routed the request by must name the body's site: otherwise the rows would reach a
+ * gateway that does not own their site, which could only refuse them (cluster/ownership.ts). Compared as the
+ * site cache compares domains (case, surrounding spaces and a final dot do not matter).
+ */
+export function checkRoutedDomain(req: HttpRequest, domain: string): void {
+  const d = req.query.get("d");
+  if (d === null || domainKey(d) === domainKey(domain)) return;
+  throw new ApiError("invalid_query", "the body's domain differs from the d query parameter", [{ path: "d", message: "must be the domain of the body's site" }]);
+}
+
 /** Hands rows to the site's lane and resolves once the batch holding them has committed. */
 export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -152,6 +163,7 @@ export function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
   // Before parsing: a flood costs one bucket lookup per request, not a JSON parse.
   deps.limits.event(ip);
   const event = decodeEvent(parseJson(req.body), deps.counters);
+  checkRoutedDomain(req, event.d);
   if (!deps.health.up) throw databaseUnavailable();
   const ua = userAgentHeader(req.headers["user-agent"]);
   const deliverTo = (site: SiteRecord | null): Promise<void> => {
@@ -164,6 +176,7 @@ export function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
 
 export async function ingestHits(req: HttpRequest, deps: IngestDeps): Promise<number> {
   const hits = decodeHits(parseJson(req.body), deps.counters);
+  for (const hit of hits) checkRoutedDomain(req, hit.domain);
   if (!deps.health.up) throw databaseUnavailable();
   // All or nothing: one unknown domain rejects the whole array, so a 404 never half-stores a batch.
   const bySite = new Map<number, { site: SiteRecord; rows: PendingRow[] }>();

@@ -7,6 +7,7 @@ import type { Supervisor } from "../supervision/supervisor.ts";
 import type { SiteLaneDeps } from "./site-lane.ts";
 import { SiteLane } from "./site-lane.ts";
 import type { DayState } from "./snapshot.ts";
+import { recentVisitorsFromRows } from "../read/recent-visitors.ts";
 
 export interface LaneRegistryOptions {
   readonly mailboxSize: number;
@@ -15,6 +16,12 @@ export interface LaneRegistryOptions {
   readonly supervisor: Supervisor;
   /** The fibers of the lanes: owned by the registry's layer scope. */
   readonly fibers: FiberSet.FiberSet<void>;
+  /**
+   * Cluster: called with the sites of lanes that were stopped and whose submissions all settled, before they
+   * leave the registry: writes their counts and lets their locks go (a new lane meanwhile would find the
+   * site still owned here and skip the takeover).
+   */
+  readonly retired?: (siteIds: readonly number[]) => Promise<void>;
 }
 
 /** A site whose state of today went past its memory budget (/healthz → lanes.over_budget). */
@@ -62,6 +69,16 @@ export class LaneRegistry {
     return this.drained.flatMap((a) => a.snapshot() ?? []);
   }
 
+  /**
+   * Distinct visitors of the last `windowMs` per actor: from the site's lane, or, in a cluster on a gateway
+   * that does not own the site, from the raw rows (a read must not take a site over).
+   */
+  recentVisitors(siteId: number, windowMs: number): Promise<Record<string, number>> {
+    const ownership = this.deps.ownership;
+    if (ownership !== null && !ownership.owns(siteId)) return recentVisitorsFromRows(this.deps.pool, siteId, this.deps.clock.now() - windowMs);
+    return this.get(siteId).recentVisitors(windowMs);
+  }
+
   /** The running lane of a site, without starting one. */
   find(siteId: number): SiteLane | undefined {
     return this.lanes.get(siteId)?.lane;
@@ -76,28 +93,50 @@ export class LaneRegistry {
     const self = this;
     return Effect.gen(function* () {
       const idle = [...self.lanes].filter(([, { lane }]) => lane.idle && now - lane.lastActiveAt >= self.options.idleMs);
-      for (const [siteId, { lane }] of idle) {
-        self.lanes.delete(siteId);
-        self.rejectedByStopped += lane.rejected;
-      }
-      for (const [, { lane, fiber }] of idle) {
-        yield* lane.end();
-        yield* Fiber.await(fiber);
-      }
+      yield* self.retire(idle);
       self.stoppedIdle += idle.length;
       return idle.length;
     });
   }
 
-  /** Stops one site's lane (a deleted site): its mailbox ends and its last rows reach the writer. */
+  /**
+   * Stops one site's lane (a deleted site): its mailbox ends, its last rows reach the writer and, in a cluster,
+   * its lock is released like an idle lane's.
+   */
   stopSite(siteId: number): Effect.Effect<void> {
     const running = this.lanes.get(siteId);
-    if (!running) return Effect.void;
-    this.lanes.delete(siteId);
-    this.rejectedByStopped += running.lane.rejected;
+    return running === undefined ? Effect.void : this.retire([[siteId, running]]);
+  }
+
+  /**
+   * Cluster: another gateway asks for the site (HAProxy sends its traffic there now). Given up only when its
+   * lane received nothing for `quietMs`, so two gateways that both still get its traffic do not pass it back
+   * and forth. Returns whether it was let go.
+   */
+  releaseIfQuiet(siteId: number, now: number, quietMs: number): Effect.Effect<boolean> {
+    const running = this.lanes.get(siteId);
+    if (running === undefined || now - running.lane.lastActiveAt < quietMs) return Effect.succeed(false);
+    return Effect.as(this.retire([[siteId, running]]), true);
+  }
+
+  /**
+   * Ends the lanes' mailboxes (a message offered meanwhile is refused: 503) and waits for their last
+   * submissions; then, before they leave the registry, `retired` writes their counts and releases them.
+   */
+  private retire(entries: ReadonlyArray<readonly [number, { lane: SiteLane; fiber: Fiber.Fiber<void> }]>): Effect.Effect<void> {
+    const self = this;
     return Effect.gen(function* () {
-      yield* running.lane.end();
-      yield* Fiber.await(running.fiber);
+      for (const [, { lane, fiber }] of entries) {
+        yield* lane.end();
+        yield* Fiber.await(fiber);
+        yield* Effect.promise(() => lane.settled());
+      }
+      const retired = self.options.retired;
+      if (retired !== undefined && entries.length > 0) yield* Effect.promise(() => retired(entries.map(([siteId]) => siteId)));
+      for (const [siteId, entry] of entries) {
+        if (self.lanes.get(siteId) === entry) self.lanes.delete(siteId);
+        self.rejectedByStopped += entry.lane.rejected;
+      }
     });
   }
 

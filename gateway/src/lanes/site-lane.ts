@@ -42,7 +42,27 @@ export interface SiteLaneDeps {
   readonly faults: FaultInjector;
   /** Visitors and values per dimension of a day held exactly (state-budget.ts). */
   readonly budget: StateBudget;
+  /** Several gateways on one database: the site's lock, taken before the lane's first write; null = one gateway. */
+  readonly ownership: LaneOwnership | null;
 }
+
+/** What a lane needs of cluster/ownership.ts. */
+export interface LaneOwnership {
+  owns(siteId: number): boolean;
+  /** Takes the site's lock on the owner session; false when another gateway holds it. */
+  acquire(siteId: number): Promise<boolean>;
+  /** Another gateway holds the site: ask it to let go (it does once the site is quiet there). */
+  requestRelease(siteId: number): void;
+}
+
+// How long a lane taking a site over holds the requests that wait for it before answering them 503: a site
+// with a short day (a few thousand rows) is ready well within it; a long one answers 503 + Retry-After
+// until its state is rebuilt, never a 202 it could not commit, and holds nothing meanwhile.
+const TAKEOVER_WAIT_MS = 250;
+
+/** The answer while a site is owned by another gateway or being taken over from the raw rows. */
+export const siteMoving = (): ApiError =>
+  new ApiError("unavailable", "this site is moving between gateways; retry", undefined, { "retry-after": "1" });
 
 /** What a request whose rows were in a crashed lane's hands is answered with (a 503 by the ingest pipeline). */
 const READY = { _tag: "Success" } as const;
@@ -60,6 +80,8 @@ export class SiteLane {
   private salt: Buffer | null = null;
   private day = "";
   private stale = false;
+  /** Cluster: the ownership check and state rebuild in progress (requests do not wait for it past TAKEOVER_WAIT_MS). */
+  private preparing: Promise<void> | null = null;
   /** Whether the day's state passing its budget was logged, and its inferred visitors recorded (once a day). */
   private budgetLogged = false;
   private inferredRecorded = false;
@@ -178,10 +200,12 @@ export class SiteLane {
         yield* self.deps.writer.awaitCapacity();
         const messages = (self.inHand = taken.success.concat(yield* Queue.clear(self.mailbox)));
         const now = self.deps.clock.now();
-        // The day's state is nearly always ready: no promise for it then (one a batch otherwise).
-        const ready = self.dayReady(now) ? READY : yield* Effect.result(Effect.tryPromise(() => self.prepareDay(now)));
+        // The day's state is nearly always ready (and, in a cluster, the site owned): no promise for it then.
+        const ready = self.dayReady(now) && (self.deps.ownership === null || self.deps.ownership.owns(self.siteId))
+          ? READY
+          : yield* Effect.result(Effect.tryPromise({ try: () => self.ready(now), catch: (error) => error }));
         if (ready._tag === "Failure") {
-          self.deps.log.error("site state unavailable; requests answered 503", { site: self.siteId, error: String(ready.failure) });
+          if (!(ready.failure instanceof ApiError)) self.deps.log.error("site state unavailable; requests answered 503", { site: self.siteId, error: String(ready.failure) });
           self.inHand = [];
           for (const m of messages) m.done(ready.failure);
           continue;
@@ -192,6 +216,40 @@ export class SiteLane {
         self.outstanding++;
         yield* self.deps.writer.submit(submission);
       }
+    });
+  }
+
+  /** Resolves once every submission handed to the writer has committed or failed. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.outstanding === 0) resolve();
+      else this.onSettled.push(resolve);
+    });
+  }
+
+  /**
+   * The state for `now`'s rows. With one gateway the requests wait for a rebuild (as after a restart). In a
+   * cluster they wait at most TAKEOVER_WAIT_MS and are answered 503 meanwhile: a site taken over may have a
+   * long day to replay, and another gateway may hold it.
+   */
+  private ready(now: number): Promise<void> {
+    const ownership = this.deps.ownership;
+    if (ownership === null) return this.prepareDay(now);
+    if (this.preparing === null) {
+      if (ownership.owns(this.siteId) && !this.stale && this.state !== null && utcDay(now) === this.day) return Promise.resolve();
+      const preparing = (this.preparing = this.prepareDay(now));
+      preparing.then(
+        () => (this.preparing = null),
+        () => (this.preparing = null),
+      );
+    }
+    const preparing = this.preparing;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(siteMoving()), TAKEOVER_WAIT_MS);
+      preparing.then(
+        () => (clearTimeout(timer), resolve()),
+        (error: unknown) => (clearTimeout(timer), reject(error)),
+      );
     });
   }
 
@@ -212,9 +270,28 @@ export class SiteLane {
     const restored = this.restored;
     this.restored = null;
     const dayStart = utcDayStart(now);
-    const { pool, log } = this.deps;
+    const { pool, log, ownership } = this.deps;
     let recounted: DayState & { rows: number } | null = null;
-    if (this.stale && this.state) {
+    if (ownership !== null && !ownership.owns(this.siteId)) {
+      // Submissions computed before the site was lost must not commit under the new ownership.
+      this.invalidate();
+      if (!(await ownership.acquire(this.siteId))) {
+        ownership.requestRelease(this.siteId);
+        throw siteMoving();
+      }
+      // Taken over (from a killed, paused or departed gateway, or back after a lost session): its unwritten
+      // counts died with it, so the rollups of the days its rows may still be in are recounted from the raw
+      // rows, and today's recount is the visitor state: a visitor it saw counts once here.
+      const started = performance.now();
+      let rows = 0;
+      for (const day of new Set([utcDayStart(now - HOUR_MS), dayStart])) {
+        const recount = await recountDay(pool, this.siteId, day, { counts: true }, this.deps.budget);
+        await this.deps.replaceDay(this.siteId, day, recount.counts);
+        rows += recount.rows;
+        if (day === dayStart) recounted = recount;
+      }
+      log.info("site taken over: rollups and state rebuilt from the raw rows", { site: this.siteId, rows, ms: Math.round(performance.now() - started) });
+    } else if (this.stale && this.state) {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
       const stale = this.state.dayStart;

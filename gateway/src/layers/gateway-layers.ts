@@ -23,6 +23,7 @@
 // Stopping therefore closes the listening socket (ending live streams first), drains every lane's
 // mailbox into the writer, commits the writer's last batch, writes the last rollup counts and clears the
 // repair mark, then stops the site listener and closes the database.
+import { HOUR_MS } from "@svc/core";
 import { Effect, Fiber, FiberSet, Layer } from "effect";
 import { loadDayStates, saveDayStates } from "../lanes/day-state-store.ts";
 import { LaneRegistry } from "../lanes/registry.ts";
@@ -69,13 +70,17 @@ import { loadAdaptersPackage, loadTrackerAsset } from "../routes/tracker-asset.t
 import { SiteCache } from "../sites/site-cache.ts";
 import { type Database, guardPool, openDatabase, openWritePool } from "../storage/database.ts";
 import { DatabaseHealth, isConnectionError } from "../storage/database-health.ts";
-import { replaceDayRollups } from "../rollups/rollup-writes.ts";
+import { readRepairMark, replaceDayRollups, setRepairMark, writeRollups } from "../rollups/rollup-writes.ts";
+import { recountDay } from "../rollups/day-rows.ts";
+import { OrphanSweeper } from "../cluster/orphans.ts";
+import { SiteOwnership } from "../cluster/ownership.ts";
+import { ClusterPeers, RELEASE_QUIET_MS } from "../cluster/peers.ts";
 import { saltForDay } from "../storage/salts.ts";
 import { commitRows } from "../writer/commit-rows.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {
-  LanesService, AuthenticatorService, ClockService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
+  LanesService, AuthenticatorService, ClockService, ClusterService, ConfigService, CountersService, DatabaseService, DayStatesService, FaultsService, HealthService,
   HttpService, LiveService, LogService, MaintenanceService, NotificationsService, PendingCommitsService, RollupsService, SitesService,
   SupervisorService, WritePoolService, WriterService,
 } from "./services.ts";
@@ -179,11 +184,14 @@ export const dayStatesLayer = Layer.effect(
     const { pool } = yield* DatabaseService;
     const clock = yield* ClockService;
     const log = yield* LogService;
-    const loaded = yield* Effect.tryPromise({ try: () => loadDayStates(pool, clock.now(), log), catch: (error) => error });
+    const config = yield* ConfigService;
+    // In a cluster a site's next owner rebuilds it from the raw rows: the saved states are one gateway's (its
+    // boot reads and deletes them all), so none is read or saved.
+    const loaded = config.cluster !== null ? [] : yield* Effect.tryPromise({ try: () => loadDayStates(pool, clock.now(), log), catch: (error) => error });
     const store: { loaded: typeof loaded; source: (() => typeof loaded) | null } = { loaded, source: null };
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
-        if (store.source !== null) await saveDayStates(pool, store.source(), log);
+        if (store.source !== null && config.cluster === null) await saveDayStates(pool, store.source(), log);
       }),
     );
     return store;
@@ -204,6 +212,40 @@ export const liveLayer = Layer.effect(
 );
 
 /**
+ * SVC_CLUSTER: the owner session holding the site locks (cluster/ownership.ts) and the channel to the other
+ * gateways (cluster/peers.ts). Released after the writer and the final rollup flush: closing the session
+ * releases every lock this gateway held.
+ */
+export const clusterLayer = Layer.effect(
+  ClusterService,
+  Effect.gen(function* () {
+    const config = yield* ConfigService;
+    if (config.cluster === null) return null;
+    const database = yield* DatabaseService;
+    const log = yield* LogService;
+    const hub = yield* LiveService;
+    const { name, ownerTimeoutMs } = config.cluster;
+    const ownership = yield* Effect.acquireRelease(
+      Effect.sync(() => new SiteOwnership({ url: database.url, name, timeoutMs: ownerTimeoutMs, limits: config.databasePools.write, log })),
+      (o) => Effect.promise(() => o.close()),
+    );
+    const peers = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const p = new ClusterPeers(database.pool, database.url, name, hub, log);
+          await p.start();
+          return p;
+        },
+        catch: (error) => error,
+      }),
+      (p) => Effect.promise(() => p.stop()),
+    );
+    log.info("cluster member: sites are owned through PostgreSQL advisory locks", { gateway: name, owner_timeout_ms: ownerTimeoutMs });
+    return { ownership, peers };
+  }),
+);
+
+/**
  * The rollup ledger and its periodic flush, supervised. Before anything is counted, the rollups a killed
  * gateway left unwritten are recomputed. Released after the writer: the final flush writes every count and
  * clears the repair mark.
@@ -219,9 +261,18 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
       const health = yield* HealthService;
       const supervisor = yield* SupervisorService;
       const live = yield* LiveService;
+      const cluster = yield* ClusterService;
       // Built after the day states were read: the repair sets the mark that tells a clean stop from a killed one.
       yield* DayStatesService;
-      yield* Effect.tryPromise({ try: () => repairAfterCrash(pool, clock.now(), log), catch: (error) => error });
+      // In a cluster each site's rollups are recounted by whoever takes it over (lanes/site-lane.ts) or adopts it
+      // (cluster/orphans.ts, also the boot repair), and a flush writes only the counts of sites still locked on the
+      // owner session: a lost site's counts go to its next owner's recount.
+      if (cluster === null) yield* Effect.tryPromise({ try: () => repairAfterCrash(pool, clock.now(), log), catch: (error) => error });
+      const clusterWrite: WriteRollupsFn | undefined =
+        cluster === null
+          ? undefined
+          : (_pool, deltas, lagFrom) => cluster.ownership.run((session, owned) => writeRollups(session, deltas.filter((d) => owned.has(d.site_id)), lagFrom));
+      const writeFn = write ?? clusterWrite;
       const flusher = new RollupFlusher({
         pool,
         intervalMs: config.rollupFlushMs,
@@ -232,7 +283,7 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
         onWriteError: (error) => health.report(error),
         databaseUp: () => health.up,
         onLedgerTaken: () => live.sendPending(),
-        ...(write ? { write } : {}),
+        ...(writeFn ? { write: writeFn } : {}),
       });
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => flusher.finalFlush().catch((error: unknown) => log.error("final rollup flush failed; the next boot recounts", { error: String(error) }))),
@@ -253,10 +304,11 @@ export const writerLayer = (commit: CommitFn) =>
       const health = yield* HealthService;
       const rollups = yield* RollupsService;
       const live = yield* LiveService;
+      const cluster = yield* ClusterService;
       const supervisor = yield* SupervisorService;
       const writer = new GroupCommitWriter({
         pool,
-        commit,
+        commit: cluster === null ? commit : cluster.ownership.fencedCommit(commit),
         batchMaxRows: config.batchMaxRows,
         flushMs: config.flushMs,
         inFlight: config.writerInFlight,
@@ -268,6 +320,7 @@ export const writerLayer = (commit: CommitFn) =>
         onCommitted: (deltas) => {
           rollups.ledger.add(deltas);
           live.publish(deltas);
+          cluster?.peers.publish(deltas);
         },
       });
       const loop = yield* Effect.forkScoped(supervisor.supervise("writer", writer.loop(), (error) => Effect.sync(() => writer.crashed(error))));
@@ -292,9 +345,29 @@ export const lanesLayer = Layer.effect(
     const log = yield* LogService;
     const writer = yield* WriterService;
     const rollups = yield* RollupsService;
+    const cluster = yield* ClusterService;
     const fibers = yield* FiberSet.make<void>();
+    const replaceRollups = (id: number, dayStart: number, counts: Parameters<typeof replaceDayRollups>[3]) =>
+      cluster === null
+        ? replaceDayRollups(pool, id, dayStart, counts)
+        : cluster.ownership.run((session, owned) => {
+            cluster.ownership.assertOwned(owned, [id]);
+            return replaceDayRollups(session, id, dayStart, counts);
+          });
+    // A retired lane's counts are written while its lock is held, then the lock goes: its next owner's
+    // recount starts from rollups that hold every row this gateway committed.
+    const retired = async (siteIds: readonly number[]) => {
+      if (cluster === null) return;
+      await rollups.flush().catch((error: unknown) => log.warn("rollup flush before releasing sites failed; their next owner recounts them", { error: String(error) }));
+      for (const id of siteIds) await cluster.ownership.release(id);
+    };
+    const replaceDay = (id: number, dayStart: number, counts: Parameters<typeof replaceDayRollups>[3]) =>
+      rollups.exclusive(async (ledger) => {
+        ledger.dropDay(id, dayStart);
+        rollups.reportRefused(await replaceRollups(id, dayStart, counts));
+      });
     const registry = new LaneRegistry(
-      { mailboxSize: config.mailboxSize, idleMs: config.laneIdleMs, supervisor: yield* SupervisorService, fibers },
+      { mailboxSize: config.mailboxSize, idleMs: config.laneIdleMs, supervisor: yield* SupervisorService, fibers, retired },
       {
         pool,
         clock,
@@ -303,13 +376,47 @@ export const lanesLayer = Layer.effect(
         faults: yield* FaultsService,
         budget: config.stateBudget,
         loadSalt: (id, day) => saltForDay(pool, id, day),
-        replaceDay: (id, dayStart, counts) =>
-          rollups.exclusive(async (ledger) => {
-            ledger.dropDay(id, dayStart);
-            rollups.reportRefused(await replaceDayRollups(pool, id, dayStart, counts));
-          }),
+        replaceDay,
+        ownership:
+          cluster === null
+            ? null
+            : { owns: (id) => cluster.ownership.owns(id), acquire: (id) => cluster.ownership.acquire(id), requestRelease: (id) => cluster.peers.requestRelease(id) },
       },
     );
+    if (cluster !== null) {
+      cluster.ownership.onLost((sites) => {
+        rollups.ledger.dropSites(new Set(sites));
+        for (const id of sites) registry.find(id)?.invalidate();
+      });
+      const sweeper = new OrphanSweeper({
+        pool,
+        ownership: cluster.ownership,
+        log,
+        now: clock.now,
+        hasLane: (id) => registry.find(id) !== undefined,
+        recount: async (id, day) => replaceDay(id, day, (await recountDay(pool, id, day, { counts: true }, config.stateBudget)).counts),
+      });
+      const mark = yield* Effect.tryPromise({ try: () => readRepairMark(pool), catch: (error) => error });
+      yield* Effect.tryPromise({ try: () => setRepairMark(pool, clock.now() - (clock.now() % HOUR_MS) - HOUR_MS), catch: (error) => error });
+      if (mark !== null) {
+        // Some gateway did not stop cleanly: every site nobody holds is recounted, site by site under its lock,
+        // while this one already serves (its lanes recount what they take over themselves).
+        const started = performance.now();
+        void sweeper.repairFrom(mark).then(
+          (sites) => log.warn("a gateway of the cluster did not stop cleanly: rollups of sites without an owner recounted", { from: new Date(mark).toISOString(), sites, ms: Math.round(performance.now() - started) }),
+          (error: unknown) => log.error("repair of sites without an owner failed; their next owner recounts them", { error: String(error) }),
+        );
+      }
+      sweeper.start();
+      yield* Effect.addFinalizer(() => Effect.promise(() => sweeper.stop()));
+      cluster.peers.onRelease((id) => {
+        Effect.runFork(
+          Effect.flatMap(registry.releaseIfQuiet(id, clock.now(), RELEASE_QUIET_MS), (released) =>
+            Effect.sync(() => released && log.info("site released to another gateway", { site: id })),
+          ),
+        );
+      });
+    }
     const dayStates = yield* DayStatesService;
     registry.restore(dayStates.loaded);
     dayStates.source = () => registry.snapshots();
@@ -420,6 +527,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const supervisor = yield* SupervisorService;
       const engine = yield* QueryService;
       const notifications = yield* NotificationsService;
+      const cluster = yield* ClusterService;
 
       const country = openCountryLookup(config.geoipPath);
       const tracker = loadTrackerAsset(config.trackerPath);
@@ -436,6 +544,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       publicRoutes(routes, {
         pool, sites, tracker, adaptersPackage, country, lanes, writer, rollups, counters, live, health, supervisor,
         defaultPartitionRows: () => maintenance.defaultRows, limits: limits.stats, authenticate: auth.authenticate,
+        cluster: cluster === null ? null : () => ({ gateway: config.cluster?.name, ownership: cluster.ownership.stats, peers: cluster.peers.stats }),
       });
       siteRoutes(routes, { pool, sites, lanes, flushRollups });
       goalRoutes(routes, pool, engine);
@@ -546,6 +655,7 @@ export const gatewayLayer = (options: GatewayLayerOptions) =>
     Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer, queryLayer())),
     Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(rollupsLayer(options.writeRollups)),
+    Layer.provideMerge(clusterLayer),
     Layer.provideMerge(liveLayer),
     Layer.provideMerge(Layer.mergeAll(sitesLayer, healthLayer, pendingCommitsLayer, dayStatesLayer, writePoolLayer)),
     Layer.provideMerge(databaseLayer(options.database)),

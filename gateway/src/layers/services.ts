@@ -22,6 +22,8 @@ import type { FaultInjector } from "../supervision/faults.ts";
 import type { Supervisor } from "../supervision/supervisor.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { PendingCommits } from "../writer/pending-commits.ts";
+import type { SiteOwnership } from "../cluster/ownership.ts";
+import type { ClusterPeers } from "../cluster/peers.ts";
 
 export class ConfigService extends Context.Service<ConfigService, GatewayConfig>()("svc/Config") {}
 export class LogService extends Context.Service<LogService, Logger>()("svc/Log") {}
@@ -45,6 +47,8 @@ export class MaintenanceService extends Context.Service<MaintenanceService, Main
 export class AuthenticatorService extends Context.Service<AuthenticatorService, AuthService>()("svc/Authenticator") {}
 /** Reports and alerts (run every minute) and the outbound mailer; the mailer is null without SVC_SMTP_URL. */
 export class NotificationsService extends Context.Service<NotificationsService, { readonly notifier: Notifier; readonly mailer: Mailer | null }>()("svc/Notifications") {}
+/** Several gateways on one database (SVC_CLUSTER): the site locks and the channel to the other gateways; null with one gateway. */
+export class ClusterService extends Context.Service<ClusterService, { readonly ownership: SiteOwnership; readonly peers: ClusterPeers } | null>()("svc/Cluster") {}
 export class HttpService extends Context.Service<HttpService, HttpServer>()("svc/Http") {}
 
 /**

@@ -93,6 +93,11 @@ export class LiveHub {
     });
   }
 
+  /** The sites with at least one stream here (a cluster announces them to the sites' owners, cluster/peers.ts). */
+  watchedSites(): number[] {
+    return [...this.subscribers.keys()];
+  }
+
   /** Called by the writer after each commit. Sites nobody watches cost one Map lookup per delta. */
   publish(rollups: readonly RollupDelta[]): void {
     const at = this.now();

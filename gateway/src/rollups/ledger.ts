@@ -56,6 +56,14 @@ export class RollupLedger {
     this.carried = sumByKey(this.carried.concat(taken));
   }
 
+  /** Forgets every entry of these sites: their owner session was lost, and whoever owns them next recounts them. */
+  dropSites(sites: ReadonlySet<number>): void {
+    const keep = (e: RollupDelta) => !sites.has(e.site_id);
+    this.entries = this.entries.filter(keep);
+    this.carried = this.carried.filter(keep);
+    this.epoch++;
+  }
+
   /** Forgets a site's entries for one UTC day, whose rollups are being recomputed from the raw rows. */
   dropDay(siteId: number, dayStart: number): void {
     const keep = (e: RollupDelta) => e.site_id !== siteId || e.hour < dayStart || e.hour >= dayStart + DAY_MS;

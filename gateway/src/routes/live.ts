@@ -42,7 +42,7 @@ export async function liveSnapshot(deps: Pick<LiveRouteDeps, "pool" | "clock" | 
   const now = deps.clock.now();
   const [totals, recent] = await Promise.all([
     actorTotalsOfDay(deps.pool, site.id, utcDay(now)),
-    deps.lanes.get(site.id).recentVisitors(RECENT_MS),
+    deps.lanes.recentVisitors(site.id, RECENT_MS),
   ]);
   return {
     site: { id: site.id, domain: site.domain },

@@ -27,6 +27,8 @@ export interface PublicDeps {
   readonly rollups: RollupFlusher;
   readonly counters: RejectionCounters;
   readonly live: LiveHub;
+  /** SVC_CLUSTER: this gateway's name, the sites it owns and its notifications to the others; null with one gateway. */
+  readonly cluster: (() => Record<string, unknown>) | null;
   readonly health: DatabaseHealth;
   readonly supervisor: Supervisor;
   readonly defaultPartitionRows: () => { events: number; hits: number };
@@ -76,6 +78,7 @@ export function publicRoutes(routes: OperationRoutes, deps: PublicDeps): void {
         writer: deps.writer.stats,
         rollups: deps.rollups.stats,
         live: deps.live.stats,
+        ...(deps.cluster !== null ? { cluster: deps.cluster() } : {}),
         rejected: deps.counters.counts,
         rate_limiters: deps.limits(),
         default_partition_rows: deps.defaultPartitionRows(),

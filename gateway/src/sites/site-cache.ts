@@ -59,7 +59,7 @@ export class SiteCache {
 
   /** The site for an ingest domain, or null. Synchronous for every known domain. */
   resolve(domain: string): SiteRecord | null | Promise<SiteRecord | null> {
-    const key = domain.trim().toLowerCase().replace(/\.$/, "");
+    const key = domainKey(domain);
     const hit = this.byDomain.get(key);
     if (hit) return hit;
     const missedAt = this.misses.get(key);
@@ -79,3 +79,6 @@ export class SiteCache {
     return null;
   }
 }
+
+/** How an ingest domain is looked up: case, surrounding spaces and a final dot do not matter. */
+export const domainKey = (domain: string): string => domain.trim().toLowerCase().replace(/\.$/, "");

@@ -1,5 +1,6 @@
 // The channel that tells every process about site changes: LISTEN on svc_sites, fed by the trigger of
-// sql/002_sites_notify.sql, over a dedicated connection that reconnects on its own.
+// sql/002_sites_notify.sql, over a dedicated connection that reconnects on its own. `listenChannels` is the
+// same connection for any channels (the cluster's, cluster/peers.ts).
 import pg from "pg";
 
 /**
@@ -22,10 +23,32 @@ const RECONNECT_MAX_MS = 5_000;
  * Resolves once listening; on a lost connection it reconnects with backoff (250 ms doubling to 5 s) and
  * then reports `resync`.
  */
-export async function listenSiteChanges(
+export function listenSiteChanges(
   target: string | pg.Pool,
   onChange: (change: SiteChange) => void,
   opts: { log?: (line: string) => void } = {},
+): Promise<SiteChangeListener> {
+  const log = opts.log ?? (() => {});
+  return listenChannels(
+    target,
+    ["svc_sites"],
+    (_channel, payload) => {
+      try {
+        onChange(JSON.parse(payload) as SiteChange);
+      } catch (error) {
+        log(`sites: ignored a malformed svc_sites notification (${(error as Error).message})`);
+      }
+    },
+    { log, onResync: () => onChange({ op: "resync" }) },
+  );
+}
+
+/** LISTENs on `channels` over a dedicated connection that reconnects by itself, then calls `onResync` (the gap's notifications are lost). */
+export async function listenChannels(
+  target: string | pg.Pool,
+  channels: readonly string[],
+  onNotify: (channel: string, payload: string) => void,
+  opts: { log?: (line: string) => void; onResync?: () => void } = {},
 ): Promise<SiteChangeListener> {
   const config: pg.ClientConfig = typeof target === "string" ? { connectionString: target } : { ...target.options };
   const log = opts.log ?? (() => {});
@@ -35,13 +58,7 @@ export async function listenSiteChanges(
   let delay = RECONNECT_FIRST_MS;
 
   const onNotification = (message: pg.Notification): void => {
-    if (message.channel !== "svc_sites" || message.payload === undefined) return;
-    try {
-      const change = JSON.parse(message.payload) as SiteChange;
-      onChange(change);
-    } catch (error) {
-      log(`sites: ignored a malformed svc_sites notification (${(error as Error).message})`);
-    }
+    if (message.payload !== undefined && channels.includes(message.channel)) onNotify(message.channel, message.payload);
   };
 
   const connect = async (): Promise<void> => {
@@ -51,7 +68,7 @@ export async function listenSiteChanges(
     next.on("end", () => lost(next));
     try {
       await next.connect();
-      await next.query("listen svc_sites");
+      for (const channel of channels) await next.query(`listen ${channel}`);
     } catch (error) {
       await next.end().catch(() => undefined);
       throw error;
@@ -67,7 +84,7 @@ export async function listenSiteChanges(
     if (closed || client !== which) return;
     client = null;
     which.end().catch(() => undefined);
-    log("sites: lost the svc_sites listener connection; reconnecting");
+    log(`database: lost the listener connection of ${channels.join(", ")}; reconnecting`);
     schedule();
   };
 
@@ -77,7 +94,7 @@ export async function listenSiteChanges(
       connect().then(
         () => {
           delay = RECONNECT_FIRST_MS;
-          if (!closed) onChange({ op: "resync" });
+          if (!closed) opts.onResync?.();
         },
         () => {
           delay = Math.min(delay * 2, RECONNECT_MAX_MS);

@@ -15,6 +15,7 @@ import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isRefusedData } from "./bisect-write.ts";
+import { OwnershipLost } from "../cluster/ownership.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
 import { commitAroundRefusedRows, type Isolation } from "./refused-rows.ts";
 
@@ -200,6 +201,8 @@ export class GroupCommitWriter {
         break;
       } catch (error) {
         if (isRefusedData(error)) return this.isolate(id, pending, error);
+        // Another gateway may own the site now (cluster/ownership.ts): a retry cannot help, and must not.
+        if (error instanceof OwnershipLost) return this.fail(id, pending, error);
         this.options.onCommitError(error);
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) return this.fail(id, pending, error);

@@ -12,6 +12,8 @@ import { TRACKER_BUNDLE } from "../../scripts/build.ts";
 export interface CapturedEvent {
   /** Request path, e.g. `/api/event`, or `/stats/api/event` behind a proxy prefix. */
   readonly path: string;
+  /** The `d` query parameter (what a load balancer routes the site by), or null. */
+  readonly d: string | null;
   readonly contentType: string | undefined;
   /** The Cookie header: the tracker must never cause one. */
   readonly cookie: string | undefined;
@@ -29,6 +31,8 @@ export interface TestSite {
   page(path: string, html: string): string;
   /** Polls until `count` captured events match, then returns the matches; fails after `timeoutMs`. */
   waitForEvents(match: (event: CapturedEvent) => boolean, count?: number, timeoutMs?: number): Promise<CapturedEvent[]>;
+  /** The next `times` events for `domain` (by `?d=`) are answered 503 with `Retry-After: 0`, and not captured. */
+  refuse(domain: string, times: number): void;
   close(): Promise<void>;
 }
 
@@ -70,15 +74,25 @@ const parseJsonObject = (raw: string): Record<string, unknown> | undefined => {
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const events: CapturedEvent[] = [];
   const pages = new Map<string, string>();
+  const refusals = new Map<string, number>();
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = new URL(request.url ?? "/", "http://test.invalid").pathname;
+    const url = new URL(request.url ?? "/", "http://test.invalid");
+    const path = url.pathname;
+    const d = url.searchParams.get("d");
     if (request.method === "OPTIONS") {
       response.writeHead(204, CORS_HEADERS).end();
     } else if (request.method === "POST" && path.endsWith("/api/event")) {
       const raw = await readBody(request);
+      const refuse = refusals.get(d ?? "") ?? 0;
+      if (refuse > 0) {
+        refusals.set(d ?? "", refuse - 1);
+        response.writeHead(503, { ...CORS_HEADERS, "content-type": "application/json", "retry-after": "0" }).end('{"error":"this site is moving between gateways; retry"}');
+        return;
+      }
       events.push({
         path,
+        d,
         contentType: request.headers["content-type"],
         cookie: request.headers.cookie,
         raw,
@@ -109,6 +123,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   return {
     origin,
     events,
+    refuse(domain, times) {
+      refusals.set(domain, times);
+    },
     page(path, html) {
       const url = new URL(path, origin);
       pages.set(url.pathname, html);
