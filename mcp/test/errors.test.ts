@@ -151,7 +151,7 @@ describe("upstream failures are tool errors with a sentence saying what to fix",
         expect(text(result), name).toMatch(says);
       }
       // Still serving: the process did not crash.
-      expect((await mcp.client.listTools()).tools).toHaveLength(7);
+      expect((await mcp.client.listTools()).tools).toHaveLength(8);
       expect(mcp.stderr()).not.toMatch(/Error|at .*\.ts:\d+/);
       // The key never reaches a result or the log.
       expect(mcp.stderr()).not.toContain(env()["SVC_API_KEY"]);
