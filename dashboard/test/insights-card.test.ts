@@ -52,9 +52,9 @@ const choose = async (provider: string) => {
   expect(res.status, JSON.stringify(res.json)).toBe(200);
 };
 
-async function openSite(dark = false) {
+async function openSite(dark = false, query = "") {
   const opened = await stack.open({ dark, storageState: signedIn });
-  await opened.page.goto(`/app/sites/${DOMAIN}`);
+  await opened.page.goto(`/app/sites/${DOMAIN}${query}`);
   await opened.page.getByTestId("insights").waitFor();
   return opened;
 }
@@ -132,7 +132,8 @@ describe("the insights card", () => {
     await choose("local");
     fake.script = [{ text: "- Human visitors held steady at 6.\n- GPTBot crawled /blog/crawled-never-referred but no assistant referred a visitor to it." }];
     expect((await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/insights/run`, { headers: bearer(token) })).status).toBe(200);
-    const { page, context, errors } = await openSite(dark);
+    // The anomalies card shows the kinds about the actor on screen (issue 21): a crawled page is the crawlers'.
+    const { page, context, errors } = await openSite(dark, "?actor=ai_crawler");
     const theme = dark ? "dark" : "light";
     const insights = page.getByTestId("insights");
     await insights.locator("li").first().waitFor();

@@ -59,7 +59,8 @@ describe("labels in Chromium", () => {
     expect(csv).toContain(`"'=HYPERLINK(""https://evil.example"",""open"")"`);
     // The tag-smuggled event name arrives as what a person sees, nothing hidden in any cell.
     expect(csv.split("\r\n").some((line) => line.startsWith("Signup,Signup,"))).toBe(true);
-    expect(csv).not.toMatch(INVISIBLE);
+    // The byte-order mark opens the file on purpose (Excel reads UTF-8 by it); no other invisible character.
+    expect(csv.slice(1)).not.toMatch(INVISIBLE);
     await context.close();
   });
 
