@@ -73,7 +73,7 @@ export interface GatewayConfig {
   readonly mail: MailConfig | null;
   /** Language-model environment: the fallback choice for teams that stored none, and where each provider is reached. */
   readonly llm: LlmEnvironment;
-  /** Every configured secret value (SECRET_ENV_NAMES, DATABASE_URL's password): outbound/redact.ts replaces them in errors. */
+  /** Every configured secret value (SECRET_ENV_NAMES, the passwords of DATABASE_URL and SVC_SMTP_URL): outbound/redact.ts replaces them in errors. */
   readonly secrets: readonly string[];
 }
 
@@ -306,7 +306,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       timeoutMs: v.SVC_LLM_TIMEOUT_MS,
       insightsEveryHours: v.SVC_INSIGHTS_EVERY_HOURS,
     },
-    secrets: [...[...SECRET_ENV_NAMES].map((name) => env[name]), passwordOf(v.DATABASE_URL)].filter((x): x is string => typeof x === "string" && x !== ""),
+    secrets: [...[...SECRET_ENV_NAMES].map((name) => env[name]), passwordOf(v.DATABASE_URL), passwordOf(v.SVC_SMTP_URL)].filter((x): x is string => typeof x === "string" && x !== ""),
   };
 }
 

@@ -136,6 +136,11 @@ describe("safe defaults", () => {
     expect(found[0]).toContain(`exposes the gateway beyond this machine while ${which} the shipped placeholder`);
   });
 
+  it("hands the SMTP URL's password to the redaction step as a secret of its own", () => {
+    const config = loadConfig({ SVC_SMTP_URL: "smtps://mailer:p%40ss-word-7@smtp.example:465", SVC_MAIL_FROM: "a@b.example", SVC_PUBLIC_URL: "https://stats.example" });
+    expect(config.secrets).toContain("p@ss-word-7");
+  });
+
   it("never prints a password inside DATABASE_URL, even when the URL is refused", () => {
     const found = problems({ DATABASE_URL: "mysql://svc:hunter2-secret@db.internal:3306/svc" });
     expect(found).toEqual(['DATABASE_URL="mysql://svc:***@db.internal:3306/svc" is invalid: expected a postgres:// URL']);

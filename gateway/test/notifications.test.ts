@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../tracker/test/support/browser.ts";
 import { ConfigInvalid, loadConfig } from "../src/config.ts";
+import { duration, visitsQuery } from "../src/notify/report-mail.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "./support/auth.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { type TestSmtp, startSmtp } from "./support/smtp.ts";
@@ -94,10 +95,24 @@ describe("weekly e-mail report", () => {
     expect(text).toContain("Compared with 2026-11-02 – 2026-11-08.");
     expect(text).toContain("Visitors: 6 (+200%)");
     expect(text).toContain("Pageviews: 8 (+300%)");
+    // Visits, bounce rate and duration: exactly what POST /api/v2/query answers for the same week against the
+    // one before (6 visits of which 4 one-page ones: 67%; the week before 2 visits, both bounced).
+    const q = await call(h.base, "POST", "/api/v2/query", { body: visitsQuery(SITE, { from: "2026-11-09", to: "2026-11-15" }), headers: admin });
+    expect(q.status).toBe(200);
+    const [[visits, bounce, seconds], change] = [q.json.results[0].metrics, q.json.results[0].comparison.change];
+    expect([visits, bounce, change[0], change[1]]).toEqual([6, 67, 200, -33]);
+    const signed = (n: number, unit: string) => `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`;
+    expect(text).toContain(`Visits: ${visits} (${signed(change[0], "%")})`);
+    expect(text).toContain(`Bounce rate: ${bounce}% (${signed(change[1], " pts")})`);
+    expect(text).toContain(`Visit duration: ${duration(seconds)} (${signed(change[2], "%")})`);
     expect(text).toMatch(/Top pages \(visitors\):\n {2}3 {2}\/\n {2}2 {2}\/docs\n {2}2 {2}\/pricing\n {2}1 {2}\/blog\/hello/);
     expect(text).toMatch(/Top sources \(visitors\):\n {2}3 {2}Direct \/ None\n {2}3 {2}Google/);
     const html = report.mail.html as string;
     expect(html).toContain('data-metric="visitors">6<');
+    expect(html).toContain(`data-metric="visits">${visits}<`);
+    expect(html).toContain(`data-metric="bounce_rate">${bounce}%<`);
+    expect(html).toContain(`data-change="bounce_rate">${signed(change[1], " pts")}<`);
+    expect(html).toContain(`data-metric="visit_duration">${duration(seconds)}<`);
     unsubscribe = /Unsubscribe: (\S+)/.exec(text)![1]!;
     expect(unsubscribe).toMatch(/^https:\/\/stats\.svc\.test\/api\/reports\/unsubscribe\/[A-Za-z0-9_-]{43}$/);
     expect(html).toContain(`href="${unsubscribe}"`);
@@ -190,7 +205,7 @@ describe("alerts", () => {
     await h.gateway.notifier.settled();
     const log = (await call(h.base, "GET", `/api/sites/${SITE}/alerts`, { headers: admin })).json.deliveries.filter((d: { rule_id: number }) => d.rule_id === made.json.id);
     expect(log.map((d: { attempt: number }) => d.attempt).sort()).toEqual([1, 2, 3, 4]);
-    for (const d of log) expect(d).toMatchObject({ status: "failed", http_status: null, error: "ECONNREFUSED" });
+    for (const d of log) expect(d).toMatchObject({ status: "failed", http_status: null, error: "webhook could not be reached (connection refused: nothing listens there)" });
     expect(h.logs.join("\n")).not.toContain("hunter2");
   });
 

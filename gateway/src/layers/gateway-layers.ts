@@ -466,15 +466,19 @@ export const notificationsLayer = (retryBaseMs: number | undefined) =>
       const clock = yield* ClockService;
       const log = yield* LogService;
       const lanes = yield* LanesService;
+      const engine = yield* QueryService;
       const mailer = config.mail ? createMailer(config.mail) : null;
       const notifier = new Notifier({
         src: { pool, cache: new SettledCache(clock.now), now: clock.now },
+        engine,
         clock,
         mailer,
         detector: new AnomalyDetector(pool, clock.now),
         recentVisitors: (siteId, windowMs) => lanes.get(siteId).recentVisitors(windowMs),
         publicUrl: config.publicUrl ?? "",
         log,
+        secrets: config.secrets,
+        redact: createRedactor(config.secrets),
         ...(retryBaseMs !== undefined ? { retryBaseMs } : {}),
       });
       const task = new PeriodicTask({ name: "reports and alerts", everyMs: NOTIFY_EVERY_MS, log, run: (signal) => notifier.runDue(signal) });
@@ -566,7 +570,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       });
       teamRoutes(routes, { pool, llm: config.llm });
       exportRoutes(routes, { pool, log });
-      notificationRoutes(routes, { pool, clock, mailer: notifications.mailer, publicUrl: config.publicUrl, log });
+      notificationRoutes(routes, { pool, clock, mailer: notifications.mailer, publicUrl: config.publicUrl, log, redact: createRedactor(config.secrets) });
       // Shared links' streams: one hub subscription per watched link, and the revocation sweep, for this layer's life.
       const shareStreams = new ShareStreams({
         hub: live,

@@ -8,10 +8,11 @@
 import type { Clock } from "@svc/core";
 import type { AnomalyDetector } from "../anomalies/detector.ts";
 import type { Logger } from "../log.ts";
+import type { QueryEngine } from "../query/engine.ts";
+import { outboundError, type Redact } from "../outbound/redact.ts";
 import type { RollupSource } from "../read/reports.ts";
 import { type AlertRuleRecord, type Frequency, claimAlert, claimReport, listAlertRules, recipientsDue, recordDelivery, releaseReport } from "../storage/notifications.ts";
 import type { Mailer } from "./mailer.ts";
-import { outboundError } from "./outbound-errors.ts";
 import { lastPeriod, renderReport, reportData } from "./report-mail.ts";
 import { postWebhook } from "./webhook.ts";
 
@@ -21,6 +22,8 @@ const PEOPLE = ["human", "human_via_ai"] as const;
 
 export interface NotifierDeps {
   readonly src: RollupSource;
+  /** The query engine (POST /api/v2/query's): the report's visits, bounce rate and visit duration. */
+  readonly engine: QueryEngine;
   readonly clock: Clock;
   /** Null when SVC_SMTP_URL is unset: no report goes out, e-mail alerts are skipped (and logged). */
   readonly mailer: Mailer | null;
@@ -29,6 +32,10 @@ export interface NotifierDeps {
   /** SVC_PUBLIC_URL: the dashboard, where the mails' links point (its /api proxy reaches the gateway). */
   readonly publicUrl: string;
   readonly log: Logger;
+  /** The configured secret values (GatewayConfig.secrets), for the webhook's redaction with its own secret. */
+  readonly secrets: readonly string[];
+  /** The redaction step with those values (outbound/redact.ts), for SMTP errors. */
+  readonly redact: Redact;
   /** First webhook retry delay, doubled each time (1 s; tests shorten it). */
   readonly retryBaseMs?: number;
 }
@@ -58,7 +65,7 @@ export class Notifier {
       if (signal?.aborted) return;
       if (!(await claimReport(src.pool, r.id, period.key, r.last_sent_period))) continue;
       try {
-        if (!bySite.has(r.site_id)) bySite.set(r.site_id, reportData(src, { id: r.site_id, domain: r.domain, name: r.site_name }, frequency, period));
+        if (!bySite.has(r.site_id)) bySite.set(r.site_id, reportData(src, this.deps.engine, { id: r.site_id, domain: r.domain, name: r.site_name }, frequency, period));
         const data = await bySite.get(r.site_id)!;
         const unsubscribe = `${publicUrl}/api/reports/unsubscribe/${r.unsubscribe_token}`;
         const mail = renderReport(data, { dashboard: `${publicUrl}/app/sites/${encodeURIComponent(r.domain)}`, unsubscribe });
@@ -66,7 +73,7 @@ export class Notifier {
         log.info("report sent", { site_id: r.site_id, recipient_id: r.id, frequency, period: period.key });
       } catch (error) {
         await releaseReport(src.pool, r.id, period.key, r.last_sent_period);
-        log.warn("report not sent; the next run retries", { site_id: r.site_id, recipient_id: r.id, frequency, error: outboundError(error) });
+        log.warn("report not sent; the next run retries", { site_id: r.site_id, recipient_id: r.id, frequency, error: outboundError("smtp", { kind: "smtp", cause: error }, this.deps.redact) });
       }
     }
   }
@@ -105,7 +112,7 @@ export class Notifier {
       recordDelivery(src.pool, rule.site_id, { rule_id: rule.id, channel, attempt: a.attempt, status: a.delivered ? "delivered" : "failed", http_status: a.httpStatus, error: a.error, at: new Date(clock.now()) });
     const jobs: Promise<unknown>[] = [];
     if (rule.webhook_url && rule.webhook_secret) {
-      jobs.push(postWebhook(rule.webhook_url, rule.webhook_secret, payload, { now: clock.now, retryBaseMs: this.deps.retryBaseMs ?? 1000, onAttempt: (a) => record("webhook", a) }));
+      jobs.push(postWebhook(rule.webhook_url, rule.webhook_secret, payload, { now: clock.now, retryBaseMs: this.deps.retryBaseMs ?? 1000, onAttempt: (a) => record("webhook", a), secrets: this.deps.secrets }));
     }
     if (rule.email) {
       jobs.push(
@@ -115,7 +122,7 @@ export class Notifier {
             await mailer.send({ to: rule.email!, ...alertMail(payload, this.deps.publicUrl) });
             await record("email", { attempt: 1, delivered: true, httpStatus: null, error: null });
           } catch (error) {
-            await record("email", { attempt: 1, delivered: false, httpStatus: null, error: outboundError(error) });
+            await record("email", { attempt: 1, delivered: false, httpStatus: null, error: outboundError("smtp", { kind: "smtp", cause: error }, this.deps.redact) });
           }
         })(),
       );

@@ -1,12 +1,16 @@
 // The e-mail report of one site for one past period: last week (Monday to Sunday, UTC) or last month, against
 // the period just before it. Every number comes from the rollups through the read routes' own reports, so the
-// mail says what the dashboard says for the same days. Labels (paths, sources, assistant names) were written
+// mail says what the dashboard says for the same days; visits, bounce rate and visit duration (per visit, which
+// the rollups do not keep) come from the query engine, as POST /api/v2/query answers them. Labels (paths, sources, assistant names) were written
 // by visitors: they pass core's displayLabel and are HTML-escaped, and none becomes a link.
 import { DAY_MS, displayLabel } from "@svc/core";
 import type { Derived } from "../api-schema/common.ts";
+import type { QueryEngine } from "../query/engine.ts";
+import { parseQuery } from "../query/request.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { isoDay, readWindow } from "../read/window.ts";
 import type { Frequency } from "../storage/notifications.ts";
+import { findSiteById } from "../storage/sites.ts";
 
 const TOP = 5;
 
@@ -41,15 +45,19 @@ export interface ReportData {
   readonly previous: { readonly from: string; readonly to: string };
   readonly totals: { readonly visitors: number; readonly pageviews: number; readonly events: number; readonly views_per_visitor: number | null };
   readonly change: Readonly<Record<"visitors" | "pageviews" | "events" | "views_per_visitor", Derived>>;
+  /** The query engine's visit metrics and their change against the previous period (whole percent; points for
+   *  the bounce rate), null when the previous period has no comparison. */
+  readonly visits: { readonly visits: number; readonly bounce_rate: number; readonly visit_duration: number; readonly change: readonly [number | null, number | null, number | null] };
   readonly pages: ReadonlyArray<{ label: string; visitors: number; pageviews: number }>;
   readonly sources: ReadonlyArray<{ label: string; visitors: number; pageviews: number }>;
   readonly ai: { readonly assistantVisitors: number; readonly crawlerHits: number; readonly assistants: ReadonlyArray<{ name: string; visitors: number }>; readonly crawlers: ReadonlyArray<{ name: string; hits: number }> };
 }
 
 /** People's numbers (actor human, as the dashboard's default) and the AI panel of the period. */
-export async function reportData(src: RollupSource, site: { id: number; domain: string; name: string | null }, frequency: Frequency, period: ReportPeriod): Promise<ReportData> {
+export async function reportData(src: RollupSource, engine: QueryEngine, site: { id: number; domain: string; name: string | null }, frequency: Frequency, period: ReportPeriod): Promise<ReportData> {
   const w = readWindow(period.endMs, period.days, "human");
-  const [stats, pages, sources, ai] = await Promise.all([
+  const [visits, stats, pages, sources, ai] = await Promise.all([
+    visitMetrics(src, engine, site.id, period),
     statsReport(src.pool, site.id, "human", w),
     breakdownReport(src, site.id, "human", w, "page", TOP),
     breakdownReport(src, site.id, "human", w, "source", TOP),
@@ -63,6 +71,7 @@ export async function reportData(src: RollupSource, site: { id: number; domain: 
     previous: stats.previous,
     totals: { visitors: stats.current.visitors, pageviews: stats.current.pageviews, events: stats.current.events, views_per_visitor: stats.current.views_per_visitor.value },
     change: stats.change,
+    visits,
     pages: pages.rows.map(row),
     sources: sources.rows.map(row),
     ai: {
@@ -74,10 +83,37 @@ export async function reportData(src: RollupSource, site: { id: number; domain: 
   };
 }
 
+/** One query as POST /api/v2/query takes it: the period's visits, bounce rate and duration, against the one before. */
+export const visitsQuery = (domain: string, period: Pick<ReportPeriod, "from" | "to">) => ({
+  site_id: domain,
+  date_range: [period.from, period.to],
+  // No visit:actor filter: the engine counts actor human alone then, as the rest of this report does.
+  metrics: ["visits", "bounce_rate", "visit_duration"],
+  include: { comparisons: { mode: "previous_period" } },
+});
+
+async function visitMetrics(src: RollupSource, engine: QueryEngine, siteId: number, period: ReportPeriod): Promise<ReportData["visits"]> {
+  const site = await findSiteById(src.pool, siteId);
+  if (site === null) throw new Error(`site ${siteId} is gone`);
+  const row = (await engine.run(site, parseQuery(visitsQuery(site.domain, period)))).results[0];
+  const [visits = 0, bounce = 0, duration = 0] = row?.metrics ?? [];
+  const change = row?.comparison?.change ?? [null, null, null];
+  return { visits, bounce_rate: bounce, visit_duration: duration, change: [change[0] ?? null, change[1] ?? null, change[2] ?? null] };
+}
+
 const whole = new Intl.NumberFormat("en-US");
 const ratio = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 const num = (n: number | null) => (n === null ? "–" : Number.isInteger(n) ? whole.format(n) : ratio.format(n));
 const pct = (d: Derived) => (d.value === null ? "–" : `${d.value >= 0 ? "+" : "−"}${Math.round(Math.abs(d.value) * 1000) / 10}%`);
+/** A change the engine gave in whole percent, or in points for a rate. */
+const delta = (n: number | null, unit: "%" | " pts") => (n === null ? "–" : `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
+/** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m". */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return s < 3600 ? `${Math.floor(s / 60)}m ${pad(s % 60)}s` : `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
+}
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface RenderedMail {
@@ -91,11 +127,18 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
   const what = d.frequency === "weekly" ? "Weekly" : "Monthly";
   const span = `${d.period.from} – ${d.period.to} (UTC)`;
   const subject = `${what} report for ${name}: ${num(d.totals.visitors)} visitors (${pct(d.change.visitors)})`;
-  const tiles: Array<[string, number | null, Derived]> = [
-    ["Visitors", d.totals.visitors, d.change.visitors],
-    ["Pageviews", d.totals.pageviews, d.change.pageviews],
-    ["Views per visitor", d.totals.views_per_visitor, d.change.views_per_visitor],
-    ["Events", d.totals.events, d.change.events],
+  // [label, value as read, change as read, whether the change is bad news]
+  const [visitsChange, bounceChange, durationChange] = d.visits.change;
+  const tile = (label: string, value: number | null, change: Derived): [string, string, string, boolean] => [label, num(value), pct(change), (change.value ?? 0) < 0];
+  const tiles: Array<[string, string, string, boolean]> = [
+    tile("Visitors", d.totals.visitors, d.change.visitors),
+    ["Visits", num(d.visits.visits), delta(visitsChange, "%"), (visitsChange ?? 0) < 0],
+    tile("Pageviews", d.totals.pageviews, d.change.pageviews),
+    // A bounce rate going up is the bad news.
+    ["Bounce rate", `${d.visits.bounce_rate}%`, delta(bounceChange, " pts"), (bounceChange ?? 0) > 0],
+    ["Visit duration", duration(d.visits.visit_duration), delta(durationChange, "%"), (durationChange ?? 0) < 0],
+    tile("Views per visitor", d.totals.views_per_visitor, d.change.views_per_visitor),
+    tile("Events", d.totals.events, d.change.events),
   ];
   const lists: Array<[string, string, ReadonlyArray<{ label: string; value: number }>]> = [
     ["Top pages", "Visitors", d.pages.map((p) => ({ label: p.label, value: p.visitors }))],
@@ -109,7 +152,7 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
     span,
     `Compared with ${d.previous.from} – ${d.previous.to}.`,
     "",
-    ...tiles.map(([label, value, change]) => `${label}: ${num(value)} (${pct(change)})`),
+    ...tiles.map(([label, value, change]) => `${label}: ${value} (${change})`),
     "",
     ...lists.flatMap(([title, unit, rows]) => [`${title} (${unit.toLowerCase()}):`, ...(rows.length ? rows.map((r) => `  ${num(r.value)}  ${r.label}`) : ["  none"]), ""]),
     `AI: ${num(d.ai.assistantVisitors)} visitors from assistants, ${num(d.ai.crawlerHits)} crawler hits.`,
@@ -126,9 +169,9 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
 <table role="presentation" width="600" cellpadding="0" cellspacing="0" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #dcdfe6;border-radius:10px">
 <tr><td style="padding:20px 24px 8px"><div style="font-size:13px;color:#555b66">${what} report · ${escape(span)}</div>
 <h1 style="margin:4px 0 0;font-size:22px">${escape(name)}</h1><div style="font-size:13px;color:#555b66">${escape(d.site.domain)} · compared with ${escape(d.previous.from)} – ${escape(d.previous.to)}</div></td></tr>
-<tr><td style="padding:8px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="8"><tr>
-${tiles.map(([label, value, change]) => `<td style="background:#f0f1f5;border-radius:8px;padding:10px 12px;width:25%"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${num(value)}</div><div style="font-size:12px;color:${(change.value ?? 0) < 0 ? "#b42318" : "#0f7a3d"}">${pct(change)}</div></td>`).join("")}
-</tr></table></td></tr>
+<tr><td style="padding:8px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="8">
+${[tiles.slice(0, 4), tiles.slice(4)].map((line) => `<tr>${line.map(([label, value, change, bad]) => `<td style="background:#f0f1f5;border-radius:8px;padding:10px 12px;width:25%"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${value}</div><div style="font-size:12px;color:${bad ? "#b42318" : "#0f7a3d"}" data-change="${label.toLowerCase().replaceAll(" ", "_")}">${change}</div></td>`).join("")}</tr>`).join("\n")}
+</table></td></tr>
 ${lists
   .map(
     ([title, unit, rows]) => `<tr><td style="padding:8px 24px"><h2 style="font-size:15px;margin:8px 0">${title}</h2>

@@ -4,7 +4,7 @@
 // attempts in ~7 s: a receiver restarting is waited for, a dead one does not hold the next alerts); another
 // 4xx is not retried (the receiver refused this body). Every attempt is written to the delivery log.
 import { createHmac, randomBytes } from "node:crypto";
-import { outboundError } from "./outbound-errors.ts";
+import { createRedactor, outboundError } from "../outbound/redact.ts";
 
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 export const generateWebhookSecret = (): string => WEBHOOK_SECRET_PREFIX + randomBytes(32).toString("base64url");
@@ -30,9 +30,17 @@ export async function postWebhook(
   url: string,
   secret: string,
   payload: unknown,
-  options: { readonly now: () => number; readonly retryBaseMs: number; readonly onAttempt: (a: Attempt) => Promise<void> },
+  options: {
+    readonly now: () => number;
+    readonly retryBaseMs: number;
+    readonly onAttempt: (a: Attempt) => Promise<void>;
+    /** The configured secret values (GatewayConfig.secrets); the rule's own secret is added. */
+    readonly secrets: readonly string[];
+  },
 ): Promise<boolean> {
   const body = JSON.stringify(payload);
+  // The error names the service "webhook", never its URL (whose path or query may carry a token).
+  const redact = createRedactor([...options.secrets, secret]);
   for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS; attempt++) {
     let result: Attempt;
     let again = true;
@@ -47,9 +55,10 @@ export async function postWebhook(
       await res.body?.cancel();
       const delivered = res.status >= 200 && res.status < 300;
       again = !delivered && retryable(res.status);
-      result = { attempt, delivered, httpStatus: res.status, error: delivered ? null : `HTTP ${res.status}` };
+      result = { attempt, delivered, httpStatus: res.status, error: delivered ? null : outboundError("webhook", { kind: "status", status: res.status, body: "" }, redact) };
     } catch (error) {
-      result = { attempt, delivered: false, httpStatus: null, error: outboundError(error) };
+      const failure = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError") ? ({ kind: "timeout", ms: TIMEOUT_MS } as const) : ({ kind: "unreachable", cause: error } as const);
+      result = { attempt, delivered: false, httpStatus: null, error: outboundError("webhook", failure, redact) };
     }
     await options.onAttempt(result);
     if (result.delivered) return true;

@@ -2,7 +2,7 @@
 // OpenAI-compatible endpoint answers 401 with "Incorrect API key provided: Bearer sk-…"), and a socket error
 // names the internal address it tried; such text used to be stored as an insights run's error and served to
 // every read key, the dashboard and the MCP `insights` tool. Every error of a call the gateway makes to another
-// service (language-model providers today; mail and webhooks import the same step) goes through
+// service (language-model providers, SMTP, alert webhooks) goes through
 // `outboundError` before it is stored, logged or served, and stored text is passed through `redact` again when
 // served, so a row written before this step existed leaks nothing either.
 //
@@ -73,7 +73,10 @@ export type OutboundFailure =
   | { readonly kind: "unreachable"; readonly cause: unknown }
   | { readonly kind: "timeout"; readonly ms: number }
   | { readonly kind: "status"; readonly status: number; readonly body: string }
-  | { readonly kind: "answer"; readonly what: string };
+  | { readonly kind: "answer"; readonly what: string }
+  /** A mail library's error: only its code, SMTP reply code and command are kept — an SMTP server's reply text
+   *  can echo the recipient or the AUTH exchange. */
+  | { readonly kind: "smtp"; readonly cause: unknown };
 
 // A provider's error body is quoted in the message, cut to 300 characters (after redaction, so a cut never
 // leaves half a key unrecognised).
@@ -127,5 +130,19 @@ export function outboundError(service: string, failure: OutboundFailure, redact:
     }
     case "answer":
       return `${service} ${redact(failure.what)}`;
+    case "smtp":
+      return `${service} failed (${smtpParts(failure.cause)})`;
   }
+}
+
+/** The fixed fields of a nodemailer error (`code`, `responseCode`, `command`), each checked by shape. */
+function smtpParts(cause: unknown): string {
+  const e = (cause ?? {}) as { responseCode?: unknown; command?: unknown; name?: unknown };
+  const parts: string[] = [];
+  const code = codeOf(cause);
+  if (code !== null && /^[A-Z_]{2,40}$/.test(code)) parts.push(SOCKET_CODES[code] ?? code);
+  if (typeof e.responseCode === "number") parts.push(`SMTP ${e.responseCode}`);
+  if (typeof e.command === "string" && /^[A-Z ]{2,20}$/.test(e.command)) parts.push(`during ${e.command}`);
+  if (parts.length === 0) parts.push(e.name === "TimeoutError" || e.name === "AbortError" ? "timed out" : "no reason given");
+  return parts.join(", ");
 }

@@ -9,9 +9,9 @@ import { ApiError } from "../errors.ts";
 import type { HttpResponse } from "../http/transport.ts";
 import type { Logger } from "../log.ts";
 import type { Mailer } from "../notify/mailer.ts";
-import { outboundError } from "../notify/outbound-errors.ts";
 import { renderConfirmation } from "../notify/report-mail.ts";
 import { generateWebhookSecret } from "../notify/webhook.ts";
+import { outboundError, type Redact } from "../outbound/redact.ts";
 import {
   type AlertRuleRecord, type RecipientRecord, confirmRecipient, deleteAlertRule, deleteRecipient, insertAlertRule, insertRecipient, listAlertRules,
   listDeliveries, listRecipients, unsubscribeRecipient,
@@ -25,6 +25,8 @@ export interface NotificationRouteDeps {
   readonly mailer: Mailer | null;
   readonly publicUrl: string | null;
   readonly log: Logger;
+  /** The redaction step (outbound/redact.ts) an SMTP error passes before it is logged. */
+  readonly redact: Redact;
 }
 
 const ID = /^\d{1,10}$/;
@@ -73,7 +75,7 @@ export function notificationRoutes(routes: OperationRoutes, deps: NotificationRo
         await deps.mailer.send({ to: body.email, ...renderConfirmation(site, body.frequency, `${deps.publicUrl}/api/reports/confirm/${confirm}`) });
       } catch (error) {
         await deleteRecipient(pool, site.id, added.id);
-        log.warn("report confirmation not sent", { site_id: site.id, error: outboundError(error) });
+        log.warn("report confirmation not sent", { site_id: site.id, error: outboundError("smtp", { kind: "smtp", cause: error }, deps.redact) });
         throw new ApiError("unavailable", "the confirmation e-mail could not be sent; nothing was saved, try again");
       }
       log.info("report recipient added", { site_id: site.id, recipient_id: added.id, frequency: body.frequency });

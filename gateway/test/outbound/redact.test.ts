@@ -45,6 +45,15 @@ describe("outboundError", () => {
     { why: "a timeout", failure: { kind: "timeout", ms: 1500 } as const, out: "smtp did not answer within 1500 ms" },
     { why: "a status with its body redacted and cut", failure: { kind: "status", status: 535, body: `auth failed for configured-secret-value ${"x".repeat(400)}` } as const, out: `smtp answered HTTP 535: auth failed for ${REDACTED} ${"x".repeat(300 - 27)}` },
     { why: "a status without a body", failure: { kind: "status", status: 502, body: " \n" } as const, out: "smtp answered HTTP 502" },
+    // A mail library's error: its code, reply code and command only — the server's reply text (here echoing the
+    // AUTH exchange and the recipient) never.
+    {
+      why: "an SMTP refusal keeps code, reply code and command only",
+      failure: { kind: "smtp", cause: Object.assign(new Error("Invalid login: 535 bad auth for configured-secret-value <a@b.example>"), { code: "EAUTH", responseCode: 535, command: "AUTH PLAIN", response: "535 configured-secret-value" }) } as const,
+      out: "smtp failed (EAUTH, SMTP 535, during AUTH PLAIN)",
+    },
+    { why: "an SMTP socket error in words", failure: { kind: "smtp", cause: Object.assign(new Error("connect ECONNREFUSED 10.1.1.1:25"), { code: "ECONNREFUSED" }) } as const, out: "smtp failed (connection refused: nothing listens there)" },
+    { why: "an SMTP error whose fields have the wrong shape", failure: { kind: "smtp", cause: Object.assign(new Error("x"), { code: "bad code with 10.1.1.1", command: "rcpt to:<a@b.example>" }) } as const, out: "smtp failed (no reason given)" },
   ])("$why", ({ failure, out }) => {
     expect(outboundError("smtp", failure, redact)).toBe(out);
   });
