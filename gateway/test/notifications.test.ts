@@ -56,6 +56,8 @@ beforeAll(async () => {
   await visit(2, "/pricing");
   h.clock.set("2026-11-10T09:00:00Z");
   for (const [n, path] of [[3, "/"], [4, "/"], [5, "/pricing"], [6, "/blog/hello"], [7, "/"], [8, "/docs"]] as const) await visit(n, path);
+  // Two of them read on, 125 s later: visits of 125 s, 125 s and four of 0 s (a mean of 42 s).
+  h.clock.advance(125_000);
   await visit(3, "/pricing");
   await visit(4, "/docs");
   await h.gateway.rollups.flushBeforeRead();
@@ -63,6 +65,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await smtp?.close();
+});
+
+describe("a visit duration as a person reads it", () => {
+  it.each([
+    [0, "0s"],
+    [42, "42s"],
+    [59.6, "1m 00s"],
+    [65, "1m 05s"],
+    [3599, "59m 59s"],
+    [3725, "1h 02m"],
+  ])("%s s → %s", (seconds, shown) => expect(duration(seconds)).toBe(shown));
 });
 
 describe("weekly e-mail report", () => {
@@ -100,7 +113,7 @@ describe("weekly e-mail report", () => {
     const q = await call(h.base, "POST", "/api/v2/query", { body: visitsQuery(SITE, { from: "2026-11-09", to: "2026-11-15" }), headers: admin });
     expect(q.status).toBe(200);
     const [[visits, bounce, seconds], change] = [q.json.results[0].metrics, q.json.results[0].comparison.change];
-    expect([visits, bounce, change[0], change[1]]).toEqual([6, 67, 200, -33]);
+    expect([visits, bounce, seconds, change[0], change[1], change[2]]).toEqual([6, 67, 42, 200, -33, 100]);
     const signed = (n: number, unit: string) => `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`;
     expect(text).toContain(`Visits: ${visits} (${signed(change[0], "%")})`);
     expect(text).toContain(`Bounce rate: ${bounce}% (${signed(change[1], " pts")})`);
