@@ -1,4 +1,4 @@
-// `npm run mcp` / `npx svc-mcp`: read the environment, then serve the seven tools over stdio until the client
+// `npm run mcp` / `npx svc-mcp`: read the environment, then serve the eight tools over stdio until the client
 // closes stdin (or a terminal sends a signal). Stdout carries the protocol only; every line for a person goes
 // to stderr.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";

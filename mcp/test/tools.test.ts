@@ -1,4 +1,4 @@
-// The seven tools against a real gateway (in-process, real PostgreSQL, real HTTP) with a real API key, through the
+// The eight tools against a real gateway (in-process, real PostgreSQL, real HTTP) with a real API key, through the
 // SDK's Client spawning the real server over stdio: each tool's structuredContent equals the API's JSON for the
 // same window (sanitised), its text summarises it, and a visitor-supplied path carrying an injection sentence
 // with bidi and zero-width characters comes back cleaned in both.
@@ -221,10 +221,10 @@ describe("the query tool (POST /api/v2/query)", () => {
 });
 
 describe("npm run mcp from the repository root", () => {
-  it("serves the seven tools", async () => {
+  it("serves the eight tools", async () => {
     const session = await connectMcp({ SVC_API_URL: h.base, SVC_API_KEY: key, SVC_SITE_ID: FIXTURE_DOMAIN }, "npm");
     try {
-      expect((await session.client.listTools()).tools).toHaveLength(7);
+      expect((await session.client.listTools()).tools).toHaveLength(8);
       const result = await session.client.callTool({ name: "query_stats", arguments: { days: 7 } });
       expect(result.structuredContent).toEqual(displayLabelsDeep((await api(`${site}/stats?days=7`)).json));
     } finally {
