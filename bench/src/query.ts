@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { type Loaded, READ_BENCH_DOMAIN, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
+import { type Loaded, READ_BENCH_DOMAIN, adminToken, benchSize, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -24,13 +24,7 @@ const { values: args } = parseArgs({
     "data-dir": { type: "string" },
   },
 });
-const ROWS = Number(args.rows);
-const DAYS = Number(args.days);
-const REQUESTS = Number(args.requests);
-if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 2 || DAYS > 366 || !Number.isInteger(REQUESTS) || REQUESTS < 5) {
-  console.error("usage: --rows N (≥ 1000) --days 2..366 --requests N (≥ 5)");
-  process.exit(2);
-}
+const { rows: ROWS, days: DAYS, requests: REQUESTS } = benchSize(args, { days: 2, requests: 5 });
 const DOMAIN = READ_BENCH_DOMAIN;
 const log = (line: string) => console.log(`[bench:query] ${line}`);
 
@@ -80,13 +74,7 @@ async function main(): Promise<void> {
     gateway = await launchGateway({ DATABASE_URL: db.url, SVC_DATA_DIR: dataDir });
     const pid = gateway.child.pid!;
     const base = `http://127.0.0.1:${gateway.port}`;
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "admin@localhost", password: process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password" }),
-    });
-    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-    const { token } = (await login.json()) as { token: string };
+    const token = await adminToken(base);
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
     // The background job writes the settled days (its first pass a minute after boot).

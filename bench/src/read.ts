@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { type Loaded, READ_BENCH_DOMAIN, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
+import { type Loaded, READ_BENCH_DOMAIN, adminToken, benchSize, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 
 const { values: args } = parseArgs({
@@ -24,13 +24,7 @@ const { values: args } = parseArgs({
     reuse: { type: "string" },
   },
 });
-const ROWS = Number(args.rows);
-const DAYS = Number(args.days);
-const REQUESTS = Number(args.requests);
-if (!Number.isInteger(ROWS) || ROWS < 1000 || !Number.isInteger(DAYS) || DAYS < 1 || DAYS > 366 || !Number.isInteger(REQUESTS) || REQUESTS < 10) {
-  console.error("usage: --rows N (≥ 1000) --days 1..366 --requests N (≥ 10)");
-  process.exit(2);
-}
+const { rows: ROWS, days: DAYS, requests: REQUESTS } = benchSize(args, { days: 1, requests: 10 });
 const DOMAIN = READ_BENCH_DOMAIN;
 const log = (line: string) => console.log(`[bench:read] ${line}`);
 
@@ -80,13 +74,7 @@ async function main(): Promise<void> {
     const site = { id: siteId };
     gateway = await launchGateway({ DATABASE_URL: db.url, SVC_HTTP: args.http! });
     const base = `http://127.0.0.1:${gateway.port}`;
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "admin@localhost", password: process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password" }),
-    });
-    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-    const { token } = (await login.json()) as { token: string };
+    const token = await adminToken(base);
     const created = await fetch(`${base}/api/keys`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ name: "bench:read" }) });
     const { key } = (await created.json()) as { key: string };
     const auth = { authorization: `Bearer ${key}` };

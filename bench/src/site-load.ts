@@ -86,3 +86,26 @@ export async function loadSite(
   log(`built ${Number(sizes.rows[0]!.daily).toLocaleString("en")} daily and ${Number(sizes.rows[0]!.hourly).toLocaleString("en")} hourly rollup rows in ${rollupS.toFixed(1)} s`);
   return { rows: Number(counted.rows[0]!.n), loadS, rollupS, daily: Number(sizes.rows[0]!.daily), hourly: Number(sizes.rows[0]!.hourly) };
 }
+
+/** `--rows`, `--days` and `--requests` of a read benchmark, checked; out of range: the usage line and exit 2. */
+export function benchSize(args: { rows?: string; days?: string; requests?: string }, min: { days: number; requests: number }): { rows: number; days: number; requests: number } {
+  const rows = Number(args.rows);
+  const days = Number(args.days);
+  const requests = Number(args.requests);
+  if (!Number.isInteger(rows) || rows < 1000 || !Number.isInteger(days) || days < min.days || days > 366 || !Number.isInteger(requests) || requests < min.requests) {
+    console.error(`usage: --rows N (≥ 1000) --days ${min.days}..366 --requests N (≥ ${min.requests})`);
+    process.exit(2);
+  }
+  return { rows, days, requests };
+}
+
+/** A session token of the development admin (the gateway a bench launched uses the placeholder password unless SVC_ADMIN_PASSWORD is set). */
+export async function adminToken(base: string): Promise<string> {
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "admin@localhost", password: process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password" }),
+  });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+  return ((await login.json()) as { token: string }).token;
+}
