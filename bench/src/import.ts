@@ -3,9 +3,9 @@
 // several pages, referrers, UTM, a third with a user agent, crawlers, custom events with props) into a fresh
 // database, timed end to end: read from a file and imported in one transaction, as `npm run svc -- import`
 // does (with --http: POSTed to a gateway process's /api/sites/{id}/import instead). Prints lines/s, the
-// phases and the peak RSS of the importing process; the last stdout line is one JSON object.
+// phases, the CPU of this process and of PostgreSQL's backends, and the peak RSS of the importing process; the last stdout line is one JSON object.
 import { once } from "node:events";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import os from "node:os";
@@ -71,6 +71,16 @@ function* generate(): Generator<string> {
   if (chunk !== "") yield chunk;
 }
 
+/** CPU seconds (user + system) of a process on this machine, or null once it has gone. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(stat[11]) + Number(stat[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), "svc-bench-import-"));
 const file = path.join(dir, "history.ndjson");
 const db = await freshBenchDatabase("bench_import", { log });
@@ -87,8 +97,27 @@ try {
   log(`${LINES.toLocaleString("en-US")} lines over ${DAYS} days, ${(bytes / 1e6).toFixed(1)} MB`);
   const site = await addSite(db.pool, { domain: DOMAIN });
 
+  // The PostgreSQL backends of the bench database (the server runs on this machine): their CPU while importing
+  // is the other half of the import's cost, and unlike wall time it does not grow with the box's load.
+  const backendCpu = new Map<number, { from: number; to: number }>();
+  const monitor = await db.pool.connect();
+  const sampleBackends = async () => {
+    const { rows } = await monitor.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+    for (const { pid } of rows) {
+      const now = cpuSeconds(pid);
+      if (now === null) continue;
+      const seen = backendCpu.get(pid);
+      if (seen === undefined) backendCpu.set(pid, { from: now, to: now });
+      else seen.to = now;
+    }
+  };
+  await sampleBackends();
+  let sampling = Promise.resolve();
   let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+    sampling = sampling.then(sampleBackends);
+  }, 100);
   const baseline = process.memoryUsage().rss;
   const phases: Record<string, number> = {};
   const cpu0 = process.cpuUsage();
@@ -100,6 +129,10 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
+  await sampling;
+  await sampleBackends();
+  monitor.release();
+  const pgCpu = [...backendCpu.values()].reduce((sum, b) => sum + b.to - b.from, 0);
   peak = Math.max(peak, process.memoryUsage().rss);
   if (report.status !== "imported" || report.imported !== LINES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, refused_lines: report.refused_lines.slice(0, 5) })}`);
   const result = {
@@ -107,9 +140,11 @@ try {
     lines_per_s: Math.round(LINES / seconds), phases_ms: phases,
     // This process's CPU (the box is shared: wall time follows the load average; PostgreSQL's own CPU is apart).
     cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10, cpu_us_per_line: Math.round((cpu.user + cpu.system) / LINES),
+    // The database's backends' CPU for the same import (a backend that started after the first sample counts from its first sample).
+    pg_cpu_s: Math.round(pgCpu * 10) / 10,
     rss_peak_mb: Math.round(peak / 1e6), rss_before_mb: Math.round(baseline / 1e6), load_average: os.loadavg().map((x) => Math.round(x * 10) / 10),
   };
-  log(`imported in ${result.seconds} s: ${result.lines_per_s.toLocaleString("en-US")} lines/s (${result.cpu_us_per_line} µs of CPU a line here), RSS peak ${result.rss_peak_mb} MB (before ${result.rss_before_mb} MB), load ${result.load_average.join(" ")}`);
+  log(`imported in ${result.seconds} s: ${result.lines_per_s.toLocaleString("en-US")} lines/s (${result.cpu_us_per_line} µs of CPU a line here, PostgreSQL ${result.pg_cpu_s} s of CPU), RSS peak ${result.rss_peak_mb} MB (before ${result.rss_before_mb} MB), load ${result.load_average.join(" ")}`);
   console.log(JSON.stringify(result));
 } finally {
   await db.dispose();
