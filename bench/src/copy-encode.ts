@@ -26,7 +26,8 @@ function handEventLine(r: EventRow): string {
     nullableText(r.utm_campaign) + "\t" + nullableText(r.utm_term) + "\t" + nullableText(r.utm_content) + "\t" +
     nullableText(r.country) + "\t" + text(r.device) + "\t" + nullableText(r.browser) + "\t" + nullableText(r.os) + "\t" +
     int(r.screen_width) + "\t" + text(r.actor) + "\t" + nullableText(r.ai_name) + "\t" + text(r.rule) + "\t" +
-    bytea(r.visitor_hash) + "\t" + jsonb(r.props) + "\t" + nullableText(r.own_referrer_host) + "\n"
+    bytea(r.visitor_hash) + "\t" + jsonb(r.props) + "\t" + nullableText(r.own_referrer_host) + "\t" +
+    nullableText(r.browser_version) + "\t" + nullableText(r.os_version) + "\n"
   );
 }
 
@@ -37,7 +38,8 @@ function handHitLine(r: HitRow): string {
     nullableText(r.utm_source) + "\t" + nullableText(r.utm_medium) + "\t" + nullableText(r.utm_campaign) + "\t" +
     nullableText(r.utm_term) + "\t" + nullableText(r.utm_content) + "\t" + nullableText(r.country) + "\t" +
     text(r.device) + "\t" + nullableText(r.browser) + "\t" + nullableText(r.os) + "\t" + text(r.actor) + "\t" +
-    nullableText(r.ai_name) + "\t" + text(r.rule) + "\t" + bytea(r.visitor_hash) + "\n"
+    nullableText(r.ai_name) + "\t" + text(r.rule) + "\t" + bytea(r.visitor_hash) + "\t" + nullableText(r.browser_version) + "\t" +
+    nullableText(r.os_version) + "\n"
   );
 }
 
@@ -74,7 +76,7 @@ function events(n: number): EventRow[] {
     utm_term: null, utm_content: null, country: i % 11 === 0 ? null : "DE", device: "desktop", browser: "Firefox", os: "Linux",
     screen_width: i % 4 === 0 ? null : 1920, actor: "human", ai_name: null, rule: "default-human",
     visitor_hash: createHash("sha256").update(String(i % 500)).digest(), props: i % 9 === 0 ? { plan: "pro", seats: 3 } : null,
-    own_referrer_host: i % 3 === 0 ? "www.google.com" : null,
+    own_referrer_host: i % 3 === 0 ? "www.google.com" : null, browser_version: "133.0", os_version: i % 2 === 0 ? null : "10",
   }));
 }
 function hits(n: number): HitRow[] {
@@ -82,7 +84,7 @@ function hits(n: number): HitRow[] {
     site_id: 1 + (i % 7), ts: Date.UTC(2026, 10, 21, 8) + i * 41, method: "GET", page: PAGES[i % PAGES.length]!, status: i % 13 === 0 ? 404 : 200,
     referrer_host: null, source: null, channel: "direct", utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null,
     utm_content: null, country: "US", device: "bot", browser: null, os: null, actor: "ai_crawler", ai_name: "GPTBot",
-    rule: "ua:gptbot", visitor_hash: createHash("sha256").update(String(i % 50)).digest(),
+    rule: "ua:gptbot", visitor_hash: createHash("sha256").update(String(i % 50)).digest(), browser_version: null, os_version: null,
   }));
 }
 

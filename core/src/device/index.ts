@@ -11,6 +11,10 @@ export interface DeviceInfo {
   readonly browser: string | null;
   /** OS family without version ("Windows", "macOS", "iOS", "Android"); null when unknown. */
   readonly os: string | null;
+  /** The browser's version as major.minor ("131.0", "17.5"), as Plausible stores it; null when unknown. */
+  readonly browser_version: string | null;
+  /** The OS's version as major.minor ("10", "17.5", "10.15"); null when unknown. */
+  readonly os_version: string | null;
 }
 
 // ua-parser names the mobile builds separately; the device column already says mobile, so one family per browser
@@ -25,7 +29,15 @@ const OS_NAMES: Readonly<Record<string, string>> = {
   "Chromium OS": "ChromeOS",
 };
 
-const OTHER: DeviceInfo = Object.freeze({ device: "other", browser: null, os: null });
+const OTHER: DeviceInfo = Object.freeze({ device: "other", browser: null, os: null, browser_version: null, os_version: null });
+
+/** "131.0.6778.85" → "131.0", "10" → "10": Plausible's major.minor, so a breakdown is not split by every patch release. */
+export function majorMinor(version: string | undefined): string | null {
+  if (version === undefined || version === "") return null;
+  const first = version.indexOf(".");
+  const second = first === -1 ? -1 : version.indexOf(".", first + 1);
+  return second === -1 ? version : version.slice(0, second);
+}
 
 /** Uncached parse. Bots and unknown clients are "other": a desktop count should mean people at a desk. */
 export function parseDeviceUncached(ua: string): DeviceInfo {
@@ -44,7 +56,9 @@ export function parseDeviceUncached(ua: string): DeviceInfo {
   else if (os === "iOS" || os === "Android") device = "mobile";
   else if (browser !== null || os !== null) device = "desktop";
   else device = "other";
-  return Object.freeze({ device, browser, os });
+  const browser_version = browser === null ? null : majorMinor(result.browser.version);
+  const os_version = os === null ? null : majorMinor(result.os.version);
+  return Object.freeze({ device, browser, os, browser_version, os_version });
 }
 
 /**

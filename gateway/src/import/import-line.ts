@@ -5,7 +5,7 @@
 // names the field; a refused line never stops the others.
 import {
   ACTORS, type Actor, type BrowserEvent, dayMs, LIMITS, arePropsValid, classify, classifyWithoutUserAgent, dropEmailProps, dropEmailsFromEvent,
-  isPlainObject, lookupUtmSource, mediumChannel, pagePath, parseDevice, type Props, scrubEmails, storedProps, storedText, trafficSource,
+  isPlainObject, lookupUtmSource, majorMinor, mediumChannel, pagePath, parseDevice, type Props, scrubEmails, storedProps, storedText, trafficSource,
   utmFromUrl, type Utm,
 } from "@svc/core";
 
@@ -55,6 +55,13 @@ export const LINE_FIELDS: readonly string[] = [...Object.keys(TEXT_FIELDS), "pro
 const KNOWN = new Set(LINE_FIELDS);
 
 const refuse = (reason: string): LineResult => ({ ok: false, reason });
+
+/** A stated version in the form ingest stores (major.minor: "131.0.6778.85" → "131.0"), else the user agent's. */
+function versionOf(stated: string | undefined, fromUserAgent: string | null | undefined): string | null {
+  if (stated === undefined) return fromUserAgent ?? null;
+  const version = scrubEmails(stated.trim());
+  return version === "" ? null : majorMinor(version);
+}
 
 function isDay(day: string): boolean {
   try {
@@ -176,6 +183,9 @@ export function parseImportLine(text: string, siteDomain: string): LineResult {
         device: device ?? parsed?.device ?? "other",
         browser: given.browser === undefined ? (parsed?.browser ?? null) : scrubEmails(given.browser),
         os: given.os === undefined ? (parsed?.os ?? null) : scrubEmails(given.os),
+        // A version goes with its name: the user agent's only when the line names no browser (OS) of its own.
+        browser_version: versionOf(given.browser_version, given.browser === undefined ? parsed?.browser_version : null),
+        os_version: versionOf(given.os_version, given.os === undefined ? parsed?.os_version : null),
         screen_width: null,
         actor,
         ai_name: aiName,

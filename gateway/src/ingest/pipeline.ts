@@ -86,7 +86,7 @@ export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country
       utm_campaign: utm.utm_campaign, utm_term: utm.utm_term, utm_content: utm.utm_content, country: country(ip),
       device: device.device, browser: device.browser, os: device.os, screen_width: event.w, actor: who.actor,
       ai_name: who.name, rule: who.rule, visitor_hash: NO_HASH, props: hasProps(event.p) ? event.p : null,
-      own_referrer_host: traffic.referrer_host,
+      own_referrer_host: traffic.referrer_host, browser_version: device.browser_version, os_version: device.os_version,
     },
   };
 }
@@ -112,7 +112,7 @@ export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLook
       source: traffic.source, channel: traffic.channel, utm_source: utm.utm_source, utm_medium: utm.utm_medium,
       utm_campaign: utm.utm_campaign, utm_term: utm.utm_term, utm_content: utm.utm_content, country: country(hit.ip),
       device: device.device, browser: device.browser, os: device.os, actor: who.actor, ai_name: who.name, rule: who.rule,
-      visitor_hash: NO_HASH,
+      visitor_hash: NO_HASH, browser_version: device.browser_version, os_version: device.os_version,
     },
   };
 }

@@ -41,9 +41,6 @@ export const RAW_COLUMNS = [
   ["props", "VARCHAR", "props::text", "null"],
 ] as const;
 
-/** Columns an older schema may lack (the import's versions): read as null until the table has them. */
-const OPTIONAL_COLUMNS = new Set(["browser_version", "os_version"]);
-
 /** The visit columns the enrichment adds after RAW_COLUMNS. */
 export const VISIT_COLUMNS = ["visit", "v_start", "v_entry", "v_exit", "v_pageviews", "v_events", "v_duration", "v_bounce"] as const;
 
@@ -87,28 +84,11 @@ export function readCsvSql(file: string): string {
   return `read_csv('${file.replaceAll("'", "''")}', columns = {${columns}}, header = false, allow_quoted_nulls = false, auto_detect = false, quote = '"', escape = '"', delim = ',', max_line_size = 10000000)`;
 }
 
-/** Which optional columns the raw tables have, asked once per process. */
-let present: Promise<ReadonlySet<string>> | null = null;
-function presentColumns(pool: pg.Pool): Promise<ReadonlySet<string>> {
-  present ??= pool
-    .query<{ table_name: string; column_name: string }>(
-      "select table_name, column_name from information_schema.columns where table_name in ('events', 'hits') and column_name = any($1::text[])",
-      [[...OPTIONAL_COLUMNS]],
-    )
-    .then(({ rows }) => new Set(rows.map((r) => `${r.table_name}.${r.column_name}`)))
-    .catch((error: unknown) => {
-      present = null;
-      throw error;
-    });
-  return present;
-}
-
 /** COPY of one site's raw rows with from ≤ ts < to into `file` as CSV (site id and instants are numbers, never text). */
 export async function copyRawRows(pool: pg.Pool, siteId: number, fromMs: number, toMs: number, file: string): Promise<void> {
   if (!Number.isSafeInteger(siteId) || !Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new RangeError("bad row range");
-  const have = await presentColumns(pool);
   const select = (table: "events" | "hits", at: 2 | 3): string => {
-    const list = RAW_COLUMNS.map((c) => (OPTIONAL_COLUMNS.has(c[0]) && !have.has(`${table}.${c[0]}`) ? "null" : c[at]));
+    const list = RAW_COLUMNS.map((c) => c[at]);
     return `select ${list.join(", ")} from ${table} where site_id = ${siteId} and ts >= to_timestamp(${fromMs / 1000}) and ts < to_timestamp(${toMs / 1000})`;
   };
   await mkdir(path.dirname(file), { recursive: true });

@@ -1,6 +1,6 @@
 // A site's raw browser rows of a date range as NDJSON in the history import's line format (issue 22: one
 // object per line, `timestamp`, `name`, `visitor`, `hostname`, `pathname`, `referrer`, `source`, `utm_*`,
-// `browser`, `os`, `device`, `country`, `props`, `actor`), so an export re-imports into another svc.
+// `browser`, `browser_version`, `os`, `os_version`, `device`, `country`, `props`, `actor`), so an export re-imports into another svc.
 //
 // PostgreSQL builds each line (json_build_object) and streams them with COPY TO: no row is held in this
 // process beyond the socket's buffer, whatever the range. With the CSV format, a delimiter and a quote byte
@@ -28,7 +28,9 @@ function exportSql(client: pg.PoolClient, siteId: number, from: string, to: stri
       'source', nullif(source, ''),
       'utm_source', utm_source, 'utm_medium', utm_medium, 'utm_campaign', utm_campaign, 'utm_content', utm_content, 'utm_term', utm_term,
       'browser', nullif(browser, ''),
+      'browser_version', nullif(browser_version, ''),
       'os', nullif(os, ''),
+      'os_version', nullif(os_version, ''),
       'device', case device when 'desktop' then 'Desktop' when 'mobile' then 'Mobile' when 'tablet' then 'Tablet' end,
       'country', nullif(country, ''),
       'props', (select jsonb_object_agg(key, value #>> '{}') from jsonb_each(props)),

@@ -1,5 +1,5 @@
 // The raw rows the ingest pipeline hands to the writer, one table per kind: each column of sql/001_init.sql
-// (and 007_visits.sql) once, with its COPY codec and whether it may be null. The row types, the COPY column
+// (and 007_visits.sql, 019_raw_versions.sql) once, with its COPY codec and whether it may be null. The row types, the COPY column
 // lists and line encoders (writer/copy-text.ts) and the day replay's SELECT and decoding (rollups/day-rows.ts)
 // are all derived from these tables; test/storage/row-columns.test.ts checks them against the migrated schema.
 // Timestamps are epoch milliseconds (UTC); the writer turns them into timestamptz.
@@ -48,7 +48,7 @@ export const EVENT_COLUMNS = {
   source: textOrNull, channel: text, utm_source: textOrNull, utm_medium: textOrNull, utm_campaign: textOrNull,
   utm_term: textOrNull, utm_content: textOrNull, country: textOrNull, device: text, browser: textOrNull,
   os: textOrNull, screen_width: intOrNull, actor: text, ai_name: textOrNull, rule: text, visitor_hash: bytea,
-  props: jsonbOrNull, own_referrer_host: textOrNull,
+  props: jsonbOrNull, own_referrer_host: textOrNull, browser_version: textOrNull, os_version: textOrNull,
 } as const satisfies ColumnTable;
 
 /** `hits` (server middleware, POST /api/hit), in COPY order. */
@@ -56,7 +56,8 @@ export const HIT_COLUMNS = {
   site_id: int, ts: timestamp, method: text, page: text, status: int, referrer_host: textOrNull,
   source: textOrNull, channel: text, utm_source: textOrNull, utm_medium: textOrNull, utm_campaign: textOrNull,
   utm_term: textOrNull, utm_content: textOrNull, country: textOrNull, device: text, browser: textOrNull,
-  os: textOrNull, actor: text, ai_name: textOrNull, rule: text, visitor_hash: bytea,
+  os: textOrNull, actor: text, ai_name: textOrNull, rule: text, visitor_hash: bytea, browser_version: textOrNull,
+  os_version: textOrNull,
 } as const satisfies ColumnTable;
 
 /** A row of `events`. */

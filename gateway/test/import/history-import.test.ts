@@ -105,10 +105,10 @@ describe("POST /api/sites/{id}/import", () => {
 
   it("applies the visit rule and ingest's attribution: a visit from ChatGPT stays human_via_ai; the reads show the history", async () => {
     const id = await siteId("imp.example");
-    const { rows } = await h.pool.query("select page, actor, ai_name, source, channel, rule, device, browser, country from events where site_id = $1 and ts < '2026-11-21' order by ts", [id]);
+    const { rows } = await h.pool.query("select page, actor, ai_name, source, channel, rule, device, browser, browser_version, os_version, country from events where site_id = $1 and ts < '2026-11-21' order by ts", [id]);
     expect(rows).toEqual([
-      { page: "/", actor: "human_via_ai", ai_name: "ChatGPT", source: "ChatGPT", channel: "ai_assistant", rule: "assistant_referrer", device: "desktop", browser: "Chrome", country: "DE" },
-      { page: "/pricing", actor: "human_via_ai", ai_name: "ChatGPT", source: "ChatGPT", channel: "ai_assistant", rule: "visit:assistant-referral", device: "desktop", browser: "Chrome", country: "DE" },
+      { page: "/", actor: "human_via_ai", ai_name: "ChatGPT", source: "ChatGPT", channel: "ai_assistant", rule: "assistant_referrer", device: "desktop", browser: "Chrome", browser_version: "131.0", os_version: "10", country: "DE" },
+      { page: "/pricing", actor: "human_via_ai", ai_name: "ChatGPT", source: "ChatGPT", channel: "ai_assistant", rule: "visit:assistant-referral", device: "desktop", browser: "Chrome", browser_version: "131.0", os_version: "10", country: "DE" },
     ]);
     const stats = await call(h.base, "GET", "/api/sites/imp.example/stats?days=7&actor=all", { headers: read });
     // 1 + 2 + 2 visitors: GPTBot counts as a hit, not a visitor, in "All traffic".

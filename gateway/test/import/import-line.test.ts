@@ -45,7 +45,7 @@ describe("good lines become the columns ingest would store", () => {
     {
       label: "the least: a pageview, UTC, the site's host, /, a person, direct",
       fields: {},
-      expected: { ts: Date.parse(T), visitor: null, fields: { name: "pageview", page: "/", hostname: SITE, source: null, channel: "direct", actor: "human", rule: "default", device: "other", browser: null, country: null, props: null } },
+      expected: { ts: Date.parse(T), visitor: null, fields: { name: "pageview", page: "/", hostname: SITE, source: null, channel: "direct", actor: "human", rule: "default", device: "other", browser: null, browser_version: null, os_version: null, country: null, props: null } },
     },
     {
       label: "a timestamp without offset is UTC; one with an offset is converted",
@@ -77,7 +77,17 @@ describe("good lines become the columns ingest would store", () => {
     {
       label: "a user agent decides actor, device, browser, OS",
       fields: { user_agent: UA.iphone },
-      expected: { fields: { actor: "human", device: "mobile", browser: "Safari", os: "iOS" } },
+      expected: { fields: { actor: "human", device: "mobile", browser: "Safari", os: "iOS", browser_version: "17.5", os_version: "17.5" } },
+    },
+    {
+      label: "stated versions are stored major.minor, as ingest stores the user agent's",
+      fields: { browser: "Chrome", browser_version: "131.0.6778.85", os: "Windows", os_version: " 10 " },
+      expected: { fields: { browser: "Chrome", browser_version: "131.0", os: "Windows", os_version: "10" } },
+    },
+    {
+      label: "a version goes with its name: a stated browser or OS takes none from the user agent",
+      fields: { user_agent: UA.iphone, browser: "Firefox", os_version: "17.4" },
+      expected: { fields: { browser: "Firefox", browser_version: null, os: "iOS", os_version: "17.4" } },
     },
     { label: "a crawler's user agent", fields: { user_agent: UA.gptbot }, expected: { fields: { actor: "ai_crawler", ai_name: "GPTBot", rule: "ai_crawler_token" } } },
     {

@@ -117,6 +117,20 @@ describe("dimensions", () => {
     expect(rows(await query({ metrics: ["events"], dimensions: ["event:props:plan"] }))).toEqual([["(none)", 6], ["pro", 1]]);
   });
 
+  it("browser and OS versions as the User-Agent gave them at ingest (major.minor); none reads (not set)", async () => {
+    const sorted = (r: Awaited<ReturnType<typeof query>>) => rows(r).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(sorted(await query({ metrics: ["visitors", "pageviews"], dimensions: ["visit:browser", "visit:browser_version"] }))).toEqual([
+      ["Chrome", "131.0", 1, 2], ["Firefox", "133.0", 1, 2], ["Safari", "17.5", 1, 2],
+    ]);
+    expect(sorted(await query({ metrics: ["visitors"], dimensions: ["visit:os", "visit:os_version"] }))).toEqual([
+      ["iOS", "17.5", 1], ["Linux", "(not set)", 1], ["Windows", "10", 1],
+    ]);
+    expect(rows(await query({ metrics: ["visitors", "pageviews"], filters: [["is", "visit:browser_version", ["131.0"]]] }))).toEqual([[1, 2]]);
+    expect(rows(await query({ metrics: ["visitors", "pageviews"], filters: [["is", "visit:os_version", ["17.5"]], ["is", "visit:os", ["iOS"]]] }))).toEqual([[1, 2]]);
+    // A middleware hit stores its User-Agent's versions too (GPTBot's reads as WebKit 537.36, no OS).
+    expect(rows(await query({ metrics: ["hits"], dimensions: ["visit:browser_version", "visit:os_version"], filters: [["is", "visit:actor", ["ai_crawler"]]] }))).toEqual([["537.36", "(not set)", 1]]);
+  });
+
   it("visit:actor opens every actor, middleware hits included; event:agent names the crawler with its operator", async () => {
     expect(rows(await query({ metrics: ["visitors", "hits"], dimensions: ["visit:actor"] }))).toEqual([["human", 3, 0], ["ai_crawler", 1, 1]]);
     const agents = await query({ metrics: ["hits"], dimensions: ["event:agent"], filters: [["is", "visit:actor", ["ai_crawler"]]] });
