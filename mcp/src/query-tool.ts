@@ -2,7 +2,9 @@
 // fixed tools cannot ask — filters ("bounce rate of visitors from Google on /pricing"), several dimensions,
 // visit metrics (bounce rate, visit duration, entry and exit pages), goals and comparisons. The server fills
 // in site_id; the gateway checks everything else and its 400 names the argument to fix.
+import { ACTORS } from "@svc/core/types";
 import * as z from "zod";
+import type { ToolArgs, ToolQuery } from "./tools.ts";
 
 const METRICS = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration", "events", "percentage", "conversion_rate", "group_conversion_rate", "hits"] as const;
 const SHORTCUTS = ["day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all"] as const;
@@ -68,4 +70,41 @@ export function querySummary(answer: Answer, metrics: readonly string[]): string
   });
   if (answer.results.length > 20) lines.push(`… ${answer.results.length - 20} more rows in structuredContent.`);
   return lines.join("\n");
+}
+
+/** The query API's answer, as the query tool and the fixed tools given filters or compare return it. */
+export type QueryAnswer = Answer;
+
+/** A day `n` days after `day` (YYYY-MM-DD). */
+const addDays = (day: string, n: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The body a fixed tool sends POST /api/v2/query when given filters or compare: its question (metrics and
+ * dimensions) over the `days` local days ending `today` (the site's, as the gateway sees it), its actor as a
+ * visit:actor filter (human is the query API's default), its limit as pagination, the filters and-ed after.
+ */
+export function fixedToolQuery(siteId: string, question: ToolQuery, args: ToolArgs, defaults: { days: number; limit: number }, today: string): Record<string, unknown> {
+  const actor = args.actor ?? "human";
+  const actors = question.actors ?? (actor === "all" ? ACTORS : actor === "human" ? [] : [actor]);
+  const filters: unknown[] = [...(actors.length > 0 ? [["is", "visit:actor", actors]] : []), ...(args.filters ?? [])];
+  return {
+    site_id: siteId,
+    date_range: [addDays(today, 1 - (args.days ?? defaults.days)), today],
+    metrics: question.metrics,
+    ...(question.dimensions.length > 0 ? { dimensions: question.dimensions } : {}),
+    ...(filters.length > 0 ? { filters } : {}),
+    ...(args.compare ? { include: { comparisons: { mode: args.compare } } } : {}),
+    ...(question.paginated ? { pagination: { limit: args.limit ?? defaults.limit } } : {}),
+  };
+}
+
+/**
+ * A fixed tool's outputSchema when it also answers through the query API: its route's fields and the query
+ * answer's (results, meta, query), each present in one of the two answers. One object schema, because MCP
+ * clients take only `type: "object"` there (no anyOf at the root).
+ */
+export function eitherAnswer(route: z.ZodObject): z.ZodObject {
+  return z.strictObject({ ...route.partial().shape, ...QUERY_TOOL.output.partial().shape }).describe(
+    "Without filters and compare: the read route's answer. With filters or compare: POST /api/v2/query's answer (results, meta, query).",
+  );
 }

@@ -6,9 +6,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as Effect from "effect/Effect";
 import type { McpConfig } from "./config.ts";
-import { explain, getJson, postJson } from "./read-api.ts";
-import { QUERY_INPUT, QUERY_TOOL, querySummary } from "./query-tool.ts";
-import { TOOLS, type ToolArgs, type ToolSpec, argumentsSentence, inputSchema, queryOf } from "./tools.ts";
+import { explain, getJson, postJson, type UpstreamError } from "./read-api.ts";
+import { QUERY_INPUT, QUERY_TOOL, eitherAnswer, fixedToolQuery, querySummary } from "./query-tool.ts";
+import { DEFAULT_DAYS, DEFAULT_LIMIT, TOOLS, type ToolArgs, type ToolSpec, argumentsSentence, asksQuery, inputSchema, queryOf } from "./tools.ts";
 
 export const SERVER_NAME = "svc-analytics";
 export const SERVER_VERSION = "0.1.0";
@@ -24,6 +24,7 @@ export const instructions = (siteId: string): string =>
   ].join("\n\n");
 
 async function callTool(config: McpConfig, spec: ToolSpec, args: ToolArgs): Promise<CallToolResult> {
+  if (asksQuery(spec, args)) return callFixedQuery(config, spec, args);
   const path = `/api/sites/${encodeURIComponent(config.siteId)}${spec.route}`;
   const program = getJson(config, path, queryOf(spec, args)).pipe(
     Effect.match({
@@ -51,7 +52,7 @@ export function createServer(config: McpConfig): McpServer {
         title: spec.title,
         description: `${spec.description} ${argumentsSentence(spec)}`,
         inputSchema: inputSchema(spec),
-        outputSchema: spec.output,
+        outputSchema: spec.query === undefined ? spec.output : eitherAnswer(spec.output),
         annotations: { title: spec.title, ...ANNOTATIONS },
       },
       (args) => callTool(config, spec, args as ToolArgs),
@@ -65,16 +66,35 @@ export function createServer(config: McpConfig): McpServer {
   return server;
 }
 
+const QUERY_ROUTE = "POST /api/v2/query";
+
+/**
+ * A fixed tool given filters or compare: its question as a query over the same days. "Today" is the site's
+ * day as the gateway sees it (its clock and the site's time zone), read from a one-day query's answer first.
+ */
+async function callFixedQuery(config: McpConfig, spec: ToolSpec & { readonly query: NonNullable<ToolSpec["query"]> }, args: ToolArgs): Promise<CallToolResult> {
+  const today = postJson(config, "/api/v2/query", { site_id: config.siteId, date_range: "day", metrics: ["visitors"] }).pipe(
+    Effect.map((json) => String((json as { query?: { date_range?: unknown[] } }).query?.date_range?.[0] ?? "").slice(0, 10)),
+  );
+  const body = Effect.map(today, (day) => fixedToolQuery(config.siteId, spec.query, args, { days: DEFAULT_DAYS, limit: DEFAULT_LIMIT }, day));
+  return answerQuery(config, body, spec.query.metrics);
+}
+
 async function callQuery(config: McpConfig, args: Record<string, unknown> & { metrics: string[] }): Promise<CallToolResult> {
-  const route = "POST /api/v2/query";
-  const program = postJson(config, "/api/v2/query", { site_id: config.siteId, ...args }).pipe(
+  return answerQuery(config, Effect.succeed({ site_id: config.siteId, ...args }), args.metrics);
+}
+
+/** POSTs the query `body` and answers its sanitised JSON with a line per row, or a tool error naming what to fix. */
+async function answerQuery(config: McpConfig, body: Effect.Effect<Record<string, unknown>, UpstreamError>, metrics: readonly string[]): Promise<CallToolResult> {
+  const route = QUERY_ROUTE;
+  const program = Effect.flatMap(body, (b) => postJson(config, "/api/v2/query", b)).pipe(
     Effect.match({
       onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, route) }] }),
       onSuccess: (json): CallToolResult => {
         const data = displayLabelsDeep(json) as Record<string, unknown>;
         const parsed = QUERY_TOOL.output.safeParse(data);
         if (!parsed.success) return { isError: true, content: [{ type: "text", text: `The gateway answered ${route} in a shape this server does not know. Run the MCP server from the same svc version as the gateway.` }] };
-        return { content: [{ type: "text", text: querySummary(parsed.data, args.metrics) }], structuredContent: data };
+        return { content: [{ type: "text", text: querySummary(parsed.data, metrics) }], structuredContent: data };
       },
     }),
   );

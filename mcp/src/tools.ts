@@ -33,12 +33,43 @@ const ANOMALY_DAYS = z.number().int().min(1).max(MAX_ANOMALY_DAYS).default(DEFAU
   `Whole UTC days ending now in which crawler spikes and newly crawled pages are looked for, 1..${MAX_ANOMALY_DAYS}. The drop in human visitors always looks at the last 6 and 24 complete hours.`,
 );
 
-export type ToolArg = "days" | "actor" | "limit";
+// filters and compare (issue 22): the same question narrowed by Plausible v2 filters or set beside an earlier
+// range, answered by POST /api/v2/query instead of the route (the rollups cannot filter). The gateway checks
+// the filters; its 400 names the one to fix.
+const FILTERS = z
+  .array(z.array(z.unknown()))
+  .min(1)
+  .max(20)
+  .describe(
+    'Plausible Stats API v2 filters, and-ed: [operator, dimension, [values]] with is, is_not, contains, contains_not, matches, matches_not (optional {"case_sensitive": false}), or ["and"|"or", [...]], ["not", filter]; e.g. [["is", "visit:source", ["Google"]], ["contains", "event:page", ["/blog"]]]. Dimensions as in the query tool. With it, the tool answers through POST /api/v2/query.',
+  );
+const COMPARE = z
+  .enum(["previous_period", "year_over_year"])
+  .describe("Sets each row beside the same query over the previous period of equal length or the same dates a year earlier (comparison: dimensions, metrics, change in percent; points for rates). With it, the tool answers through POST /api/v2/query.");
+
+/** The arguments a read route takes as query parameters. */
+type RouteArg = "days" | "actor" | "limit";
+export type ToolArg = RouteArg | "filters" | "compare";
 
 export interface ToolArgs {
   readonly days?: number;
   readonly actor?: z.infer<typeof ActorOrAll>;
   readonly limit?: number;
+  readonly filters?: readonly unknown[][];
+  readonly compare?: z.infer<typeof COMPARE>;
+}
+
+/** The arguments that send a tool's question to POST /api/v2/query. */
+export const QUERY_ARGS = ["filters", "compare"] as const satisfies readonly ToolArg[];
+
+/** The Plausible v2 query a tool asks when given filters or compare: the same question as its route's. */
+export interface ToolQuery {
+  readonly metrics: readonly string[];
+  readonly dimensions: readonly string[];
+  /** The tool's `limit` becomes the query's pagination. */
+  readonly paginated?: true;
+  /** Actors the question is about whatever `actor` says (ai_traffic: the three AI actors). */
+  readonly actors?: readonly string[];
 }
 
 export interface ToolSpec {
@@ -52,7 +83,7 @@ export interface ToolSpec {
   /** The arguments of its input schema (the SPEC's six all take days and actor). */
   readonly takes: readonly ToolArg[];
   /** Those the route reads and that change the answer; the description says which do not. */
-  readonly sends: readonly ToolArg[];
+  readonly sends: readonly RouteArg[];
   /** An argument with other bounds than the read routes' (anomalies' days). */
   readonly shapes?: Partial<Record<ToolArg, z.ZodType>>;
   readonly output: z.ZodObject;
@@ -61,6 +92,8 @@ export interface ToolSpec {
   readonly notFound?: string;
   /** Longest string of the answer, in code points; the labels' 200 (DISPLAY_LABEL_MAX) unless a tool says. */
   readonly textMax?: number;
+  /** Its question as a query: the tool then takes filters and compare. */
+  readonly query?: ToolQuery;
 }
 
 // 1,000 code points for insights: its findings and stored error are sentences, not labels, and cutting one
@@ -69,7 +102,11 @@ export const INSIGHTS_TEXT_MAX = 1000;
 
 /** top_pages and sources: the breakdown route, one field each. */
 function breakdownTool(name: string, title: string, field: "page" | "source", description: string): ToolSpec {
-  return { name, title, description, route: "/breakdown", fixed: { field }, takes: ["days", "actor", "limit"], sends: ["days", "actor", "limit"], output: BreakdownOutput, summary: breakdownSummary };
+  const dimension = field === "page" ? "event:page" : "visit:source";
+  return {
+    name, title, description, route: "/breakdown", fixed: { field }, takes: ["days", "actor", "limit", ...QUERY_ARGS], sends: ["days", "actor", "limit"], output: BreakdownOutput, summary: breakdownSummary,
+    query: { metrics: ["visitors", "pageviews", "hits"], dimensions: [dimension], paginated: true },
+  };
 }
 
 export const TOOLS: readonly ToolSpec[] = [
@@ -79,10 +116,11 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       "Totals for the site over the last `days` days for one actor: visitors, pageviews, events, middleware hits and views per visitor, the same totals for the previous window of equal length and the change between them (a fraction: 0.25 = +25 %), plus a zero-filled series (hourly when days ≤ 2, else daily). Use it for \"how much traffic\" and \"is it up or down\" questions.",
     route: "/stats",
-    takes: ["days", "actor"],
+    takes: ["days", "actor", ...QUERY_ARGS],
     sends: ["days", "actor"],
     output: StatsOutput,
     summary: statsSummary,
+    query: { metrics: ["visitors", "visits", "pageviews", "events", "views_per_visit", "bounce_rate", "visit_duration", "hits"], dimensions: [] },
   },
   breakdownTool(
     "top_pages",
@@ -102,8 +140,9 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       "The AI picture over the last `days` days: visitors referred by each AI assistant (ChatGPT, Perplexity…), hits by each AI crawler (GPTBot, ClaudeBot…) with its operator, fetches by AI agents with their error share and most fetched paths, and per page how often AI crawlers fetched it against how many assistant-referred visitors it got (never_referred marks pages crawled but never referred). Each list is fixed to its own actor, so `actor` does not change this answer.",
     route: "/ai",
-    takes: ["days", "actor", "limit"],
+    takes: ["days", "actor", "limit", ...QUERY_ARGS],
     sends: ["days", "limit"],
+    query: { metrics: ["visitors", "pageviews", "hits"], dimensions: ["visit:actor", "visit:assistant"], paginated: true, actors: ["human_via_ai", "ai_crawler", "ai_agent"] },
     output: AiOutput,
     summary: aiSummary,
   },
@@ -113,8 +152,9 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       "Each goal defined for the site (a goal is an exact event name, e.g. signup) with its conversions (events of that name) and converting visitors over the last `days` days for one actor. An empty list means no goal is defined.",
     route: "/goals",
-    takes: ["days", "actor"],
+    takes: ["days", "actor", ...QUERY_ARGS],
     sends: ["days", "actor"],
+    query: { metrics: ["visitors", "events", "conversion_rate"], dimensions: ["event:goal"] },
     output: GoalsOutput,
     summary: goalsSummary,
   },
@@ -149,13 +189,17 @@ export const TOOLS: readonly ToolSpec[] = [
 
 /** The sentence every description ends with: which arguments change the answer and which do not. */
 export function argumentsSentence(spec: ToolSpec): string {
-  const ignored = spec.takes.filter((a) => !spec.sends.includes(a));
+  const ignored = spec.takes.filter((a) => !(spec.sends as readonly ToolArg[]).includes(a) && !(QUERY_ARGS as readonly ToolArg[]).includes(a));
   const applies = spec.sends.length === 0 ? "No argument changes this answer" : `Arguments that apply: ${spec.sends.join(", ")}`;
   const accepted = ignored.length === 0 ? "" : ` (${ignored.join(" and ")} ${ignored.length === 1 ? "is" : "are"} accepted like on every tool but ${ignored.length === 1 ? "does" : "do"} not change it)`;
-  return `${applies}${accepted}; any other argument is refused.`;
+  const query =
+    spec.query === undefined
+      ? ""
+      : `; filters or compare answer the same question (metrics ${spec.query.metrics.join(", ")}${spec.query.dimensions.length > 0 ? ` by ${spec.query.dimensions.join(", ")}` : ""}) through POST /api/v2/query in its shape (results, meta, query), in the site's time zone${spec.query.actors ? `, over the actors ${spec.query.actors.join(", ")}` : ""}`;
+  return `${applies}${accepted}${query}; any other argument is refused.`;
 }
 
-const SHAPES: Record<ToolArg, z.ZodType> = { ...WINDOW, ...LIMIT };
+const SHAPES: Record<ToolArg, z.ZodType> = { ...WINDOW, ...LIMIT, filters: FILTERS.optional(), compare: COMPARE.optional() };
 
 /** The tool's input schema: exactly the arguments it takes, any other refused with a message naming it. */
 export function inputSchema(spec: ToolSpec) {
@@ -176,4 +220,9 @@ export function queryOf(spec: ToolSpec, args: ToolArgs): Record<string, string |
     if (value !== undefined) query[key] = value;
   }
   return query;
+}
+
+/** Whether a call goes to POST /api/v2/query rather than the tool's route. */
+export function asksQuery(spec: ToolSpec, args: ToolArgs): spec is ToolSpec & { readonly query: ToolQuery } {
+  return spec.query !== undefined && (args.filters !== undefined || args.compare !== undefined);
 }

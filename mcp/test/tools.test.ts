@@ -63,13 +63,15 @@ describe("list_tools", () => {
         expect(props["days"]).toMatchObject({ minimum: 1, maximum: 30, default: 7 });
         continue;
       }
-      expect(Object.keys(props).sort(), tool.name).toEqual(limited.has(tool.name) ? ["actor", "days", "limit"] : ["actor", "days"]);
+      const queried = tool.name === "insights" ? [] : ["compare", "filters"];
+      expect(Object.keys(props).sort(), tool.name).toEqual([...(limited.has(tool.name) ? ["actor", "days", "limit"] : ["actor", "days"]), ...queried].sort());
       expect(props["days"], tool.name).toMatchObject({ minimum: 1, maximum: 366, default: 30 });
       expect(props["actor"], tool.name).toMatchObject({ default: "human", enum: ["human", "human_via_ai", "ai_crawler", "ai_agent", "bot", "all"] });
       if (limited.has(tool.name)) expect(props["limit"]).toMatchObject({ minimum: 1, maximum: 1000, default: 10 });
     }
     const described = Object.fromEntries(tools.map((t) => [t.name, t.description!]));
-    expect(described["ai_traffic"]).toContain("Arguments that apply: days, limit (actor is accepted like on every tool but does not change it); any other argument is refused.");
+    expect(described["ai_traffic"]).toContain("Arguments that apply: days, limit (actor is accepted like on every tool but does not change it); filters or compare answer");
+    expect(described["top_pages"]).toContain("Arguments that apply: days, actor, limit; filters or compare answer the same question (metrics visitors, pageviews, hits by event:page) through POST /api/v2/query");
     expect(described["insights"]).toContain("No argument changes this answer (days and actor are accepted like on every tool but do not change it); any other argument is refused.");
     expect(described["anomalies"]).toContain("Arguments that apply: days; any other argument is refused.");
   });
@@ -176,11 +178,12 @@ describe("bad arguments", () => {
   // Issue 20: an argument a tool does not take used to be dropped without a word (an assistant asking
   // query_stats for limit 5 or anomalies for actor bot got an answer it took for what it asked).
   it.each([
-    { tool: "query_stats", args: { limit: 5 }, says: `query_stats does not take "limit"; it takes days, actor` },
-    { tool: "goals", args: { days: 7, field: "page" }, says: `goals does not take "field"; it takes days, actor` },
+    { tool: "query_stats", args: { limit: 5 }, says: `query_stats does not take "limit"; it takes days, actor, filters, compare` },
+    { tool: "goals", args: { days: 7, field: "page" }, says: `goals does not take "field"; it takes days, actor, filters, compare` },
+    { tool: "top_pages", args: { filters: [["is", "event:page", ["/"]]], comparison: "previous_period" }, says: `top_pages does not take "comparison"; it takes days, actor, limit, filters, compare` },
     { tool: "insights", args: { site: "other.example" }, says: `insights does not take "site"; it takes days, actor` },
     { tool: "anomalies", args: { actor: "bot" }, says: `anomalies does not take "actor"; it takes days` },
-    { tool: "top_pages", args: { day: 7, limt: 3 }, says: `top_pages does not take "day", "limt"; it takes days, actor, limit` },
+    { tool: "top_pages", args: { day: 7, limt: 3 }, says: `top_pages does not take "day", "limt"; it takes days, actor, limit, filters, compare` },
   ])("$tool $args: refused with a tool error naming the argument", async ({ tool, args, says }) => {
     const result = await mcp.client.callTool({ name: tool, arguments: args });
     expect(result.isError).toBe(true);
@@ -217,6 +220,77 @@ describe("the query tool (POST /api/v2/query)", () => {
     const refused = await mcp.client.callTool({ name: "query", arguments: { date_range: "7d", metrics: ["visitors", "bounce_rate"], dimensions: ["event:page"] } });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/metrics\[1\]: bounce_rate is a visit metric/);
+  });
+});
+
+describe("the fixed tools given filters or compare (POST /api/v2/query)", () => {
+  const ask = async (body: Record<string, unknown>) => {
+    const direct = await call(h.base, "POST", "/api/v2/query", { body: { site_id: FIXTURE_DOMAIN, ...body }, headers: bearer(key) });
+    expect(direct.status, JSON.stringify(direct.json)).toBe(200);
+    return displayLabelsDeep(direct.json);
+  };
+  // The fixture's today; 7 days end with it.
+  const WEEK = ["2026-03-09", "2026-03-15"];
+
+  it("a filtered breakdown equals the query API's answer for the same question", async () => {
+    const filters = [["is", "visit:source", ["Google"]]];
+    const result = await mcp.client.callTool({ name: "top_pages", arguments: { days: 7, limit: 5, filters } });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const direct = await ask({ date_range: WEEK, metrics: ["visitors", "pageviews", "hits"], dimensions: ["event:page"], filters, pagination: { limit: 5 } });
+    expect(result.structuredContent).toEqual(direct);
+    expect((direct as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    // The filter narrows: fewer pages than the unfiltered breakdown's.
+    const all = (await mcp.client.callTool({ name: "top_pages", arguments: { days: 7, limit: 5 } })).structuredContent as { rows: unknown[] };
+    expect((direct as { results: unknown[] }).results.length).toBeLessThan(all.rows.length);
+    expect(text(result)).toMatch(/^"?\/.*: visitors=\d+ pageviews=\d+ hits=\d+/m);
+  });
+
+  it("an actor becomes a visit:actor filter: sources of people via an assistant, filtered", async () => {
+    const filters = [["contains", "event:page", ["/"]]];
+    const result = await mcp.client.callTool({ name: "sources", arguments: { actor: "human_via_ai", filters } });
+    const direct = await ask({ date_range: ["2026-02-14", "2026-03-15"], metrics: ["visitors", "pageviews", "hits"], dimensions: ["visit:source"], filters: [["is", "visit:actor", ["human_via_ai"]], ...filters], pagination: { limit: 10 } });
+    expect(result.structuredContent).toEqual(direct);
+    expect(text(result)).toContain("ChatGPT: visitors=2");
+  });
+
+  it("a comparison carries the change: query_stats against the previous period, goals year over year", async () => {
+    const result = await mcp.client.callTool({ name: "query_stats", arguments: { days: 7, compare: "previous_period" } });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const metrics = ["visitors", "visits", "pageviews", "events", "views_per_visit", "bounce_rate", "visit_duration", "hits"];
+    const direct = await ask({ date_range: WEEK, metrics, include: { comparisons: { mode: "previous_period" } } });
+    expect(result.structuredContent).toEqual(direct);
+    const row = (result.structuredContent as { results: Array<{ metrics: number[]; comparison: { metrics: number[]; change: Array<number | null> } }> }).results[0]!;
+    expect(row.comparison.change).toHaveLength(metrics.length);
+    expect((result.structuredContent as { query: Record<string, unknown> }).query["comparison_date_range"]).toEqual(["2026-03-02T00:00:00+00:00", "2026-03-08T23:59:59+00:00"]);
+    expect(text(result)).toMatch(/\(change visitors (n\/a|-?\d+)/);
+    const goals = await mcp.client.callTool({ name: "goals", arguments: { days: 7, compare: "year_over_year" } });
+    expect(goals.structuredContent).toEqual(await ask({ date_range: WEEK, metrics: ["visitors", "events", "conversion_rate"], dimensions: ["event:goal"], include: { comparisons: { mode: "year_over_year" } } }));
+  });
+
+  it("ai_traffic filtered: the AI actors by actor and assistant", async () => {
+    const filters = [["is_not", "event:page", ["/never"]]];
+    const result = await mcp.client.callTool({ name: "ai_traffic", arguments: { days: 7, filters } });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const direct = await ask({ date_range: WEEK, metrics: ["visitors", "pageviews", "hits"], dimensions: ["visit:actor", "visit:assistant"], filters: [["is", "visit:actor", ["human_via_ai", "ai_crawler", "ai_agent"]], ...filters], pagination: { limit: 10 } });
+    expect(result.structuredContent).toEqual(direct);
+  });
+
+  it.each([
+    [{ filters: [["equals", "event:page", ["/"]]] }, /filters\[0\]\[0\]: unknown operator/],
+    [{ filters: [["is", "visit:planet", ["Mars"]]] }, /filters\[0\]\[1\]/],
+    [{ filters: [["matches", "event:page", ["(unclosed"]]] }, /not a valid regular expression/],
+  ])("a bad filter %j is a clear tool error naming it, and the server stays up", async (args, says) => {
+    const result = await mcp.client.callTool({ name: "top_pages", arguments: args });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(says);
+    expect(text(result)).toMatch(/rejected POST \/api\/v2\/query \(400/);
+    expect((await mcp.client.callTool({ name: "top_pages", arguments: {} })).isError ?? false).toBe(false);
+  });
+
+  it.each([[{ compare: "last_week" }, /compare/], [{ filters: [] }, /filters/], [{ filters: "is google" }, /filters/]])("%j: refused by the input schema, naming the argument", async (args, says) => {
+    const result = await mcp.client.callTool({ name: "sources", arguments: args });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(says);
   });
 });
 
