@@ -86,14 +86,13 @@ async function callQuery(config: McpConfig, args: Record<string, unknown> & { me
 
 /** POSTs the query `body` and answers its sanitised JSON with a line per row, or a tool error naming what to fix. */
 async function answerQuery(config: McpConfig, body: Effect.Effect<Record<string, unknown>, UpstreamError>, metrics: readonly string[]): Promise<CallToolResult> {
-  const route = QUERY_ROUTE;
   const program = Effect.flatMap(body, (b) => postJson(config, "/api/v2/query", b)).pipe(
     Effect.match({
-      onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, route) }] }),
+      onFailure: (error): CallToolResult => ({ isError: true, content: [{ type: "text", text: explain(error, config, QUERY_ROUTE) }] }),
       onSuccess: (json): CallToolResult => {
         const data = displayLabelsDeep(json) as Record<string, unknown>;
         const parsed = QUERY_TOOL.output.safeParse(data);
-        if (!parsed.success) return { isError: true, content: [{ type: "text", text: `The gateway answered ${route} in a shape this server does not know. Run the MCP server from the same svc version as the gateway.` }] };
+        if (!parsed.success) return { isError: true, content: [{ type: "text", text: `The gateway answered ${QUERY_ROUTE} in a shape this server does not know. Run the MCP server from the same svc version as the gateway.` }] };
         return { content: [{ type: "text", text: querySummary(parsed.data, metrics) }], structuredContent: data };
       },
     }),
