@@ -11,21 +11,23 @@ let h: Harness;
 let admin: Record<string, string>;
 let readKey: Record<string, string>;
 const SITE = "shared.example";
+/** A site whose days are New York's (UTC−5 in November). */
+const ZONED = "zoned.shared.example";
 const tokens: string[] = [];
 
-async function share(body: Record<string, unknown> = {}): Promise<{ id: number; token: string; url: string }> {
-  const reply = await call(h.base, "POST", `/api/sites/${SITE}/shares`, { body, headers: admin });
+async function share(body: Record<string, unknown> = {}, site = SITE): Promise<{ id: number; token: string; url: string }> {
+  const reply = await call(h.base, "POST", `/api/sites/${site}/shares`, { body, headers: admin });
   expect(reply.status, JSON.stringify(reply.json)).toBe(201);
   tokens.push(reply.json.token);
   return reply.json;
 }
 const get = (path: string) => call(h.base, "GET", path);
-const visit = (path: string, ua: string, referrer = "") =>
-  post(h.base, "/api/event", { d: SITE, u: `https://${SITE}${path}`, r: referrer }, { "user-agent": ua }).then((r) => expect(r.status).toBe(202));
+const visit = (path: string, ua: string, referrer = "", site = SITE) =>
+  post(h.base, "/api/event", { d: site, u: `https://${site}${path}`, r: referrer }, { "user-agent": ua }).then((r) => expect(r.status).toBe(202));
 const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
 
 beforeAll(async () => {
-  h = await startHarness({ sites: [SITE], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
+  h = await startHarness({ sites: [SITE, ZONED], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
   const { token } = await loginAsAdmin(h.base);
   admin = bearer(await createApiKey(h.base, token, "admin", "admin"));
   readKey = bearer(await createApiKey(h.base, token, "read"));
@@ -302,6 +304,33 @@ describe("live", () => {
     for (const c of counters) expect(c.events.find((e) => e.event === "count" && e.data.visitors === first + 1)!.receivedAt - acked).toBeLessThan(1000);
     for (const c of counters) c.close();
     await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBe(before);
+  });
+});
+
+describe("the site's time zone", () => {
+  it("a shared view's days are the site's local days, as on the owner's view", async () => {
+    expect((await call(h.base, "PATCH", `/api/sites/${ZONED}`, { body: { time_zone: "America/New_York" }, headers: admin })).status).toBe(200);
+    const started = h.clock.now();
+    try {
+      // 22:00 on the 19th in New York (the 20th in UTC), then 01:00 on the 20th there.
+      h.clock.set("2026-11-20T03:00:00Z");
+      await visit("/late", person(60), "", ZONED);
+      h.clock.set("2026-11-20T06:00:00Z");
+      await visit("/early", person(61), "", ZONED);
+      const { token } = await share({}, ZONED);
+      for (const path of ["/stats?days=1", "/stats?days=7", "/stats?hours=24", "/breakdown?field=page&days=1", "/breakdown?field=page&days=7", "/goals?days=1", "/ai?days=1"]) {
+        const shared = await get(`/api/share/${token}${path}`);
+        const owner = await call(h.base, "GET", `/api/sites/${ZONED}${path}`, { headers: readKey });
+        expect(shared.status, path).toBe(200);
+        expect(shared.json, path).toEqual(owner.json);
+      }
+      // Today in New York holds only the visit after its midnight; in UTC both visits would be today's.
+      const today = (await get(`/api/share/${token}/stats?days=1`)).json;
+      expect(today).toMatchObject({ from: "2026-11-20", to: "2026-11-20", time_zone: "America/New_York", current: { visitors: 1 }, previous: { from: "2026-11-19", to: "2026-11-19", totals: { visitors: 1 } } });
+      expect((await get(`/api/share/${token}/breakdown?field=page&days=1`)).json.rows.map((r: { value: string }) => r.value)).toEqual(["/early"]);
+    } finally {
+      h.clock.set(started);
+    }
   });
 });
 

@@ -85,6 +85,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     return share.actor;
   }
 
+  /** The read's window in the site's zone, as the owner's reads resolve it (site-scope.ts). */
+  const windowOf = (share: SharedSite, q: { days?: number; hours?: number }, actor: ActorChoice) => queryWindow(clock.now(), q, actor, share.time_zone);
+
   const unfilteredOnly = (share: SharedSite, what: string) => {
     if (share.filters.length > 0) throw notForFilteredLink(what);
   };
@@ -174,9 +177,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }));
+        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }));
       }
-      return jsonResponse(200, await statsReport(pool, share.site_id, actor, queryWindow(clock.now(), q, actor)));
+      return jsonResponse(200, await statsReport(pool, share.site_id, actor, windowOf(share, q, actor)));
     })
     .on("GET /api/share/{token}/breakdown", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -186,9 +189,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }, q.field, limit));
+        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }, q.field, limit));
       }
-      return jsonResponse(200, await breakdownReport(src, share.site_id, actor, queryWindow(clock.now(), q, actor), q.field, limit));
+      return jsonResponse(200, await breakdownReport(src, share.site_id, actor, windowOf(share, q, actor), q.field, limit));
     })
     .on("GET /api/share/{token}/ai", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -197,7 +200,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       unfilteredOnly(share, "the AI Traffic panel");
       const q = query();
       await deps.flushRollups();
-      return jsonResponse(200, await aiReport(src, share.site_id, queryWindow(clock.now(), q, "all"), q.limit ?? DEFAULT_LIMIT));
+      return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), q.limit ?? DEFAULT_LIMIT));
     })
     .on("GET /api/share/{token}/goals", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -205,7 +208,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const actor = actorOf(share, q.actor);
       await deps.flushRollups();
       const site = await siteOf(share);
-      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, queryWindow(clock.now(), q, actor, site.time_zone), share.filters));
+      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, windowOf(share, q, actor), share.filters));
     })
     .on("GET /api/share/{token}/live", async ({ req, params }) => {
       const { share } = await open(req, params);
