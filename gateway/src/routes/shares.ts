@@ -20,8 +20,8 @@ import type { Logger } from "../log.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { queryWindow } from "../read/window.ts";
-import { filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
-import { checkShareFilters, notForFilteredLink } from "../shares/share-filters.ts";
+import { filteredAi, filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
+import { checkShareFilters } from "../shares/share-filters.ts";
 import { SHARE_TOKEN, generateShareToken, hashSharePassword, hashShareToken, issueShareAccess, shareAccessValid, verifySharePassword } from "../shares/share-secrets.ts";
 import type { ShareStreamKind, ShareStreams } from "../shares/share-streams.ts";
 import { restrictLive } from "../shares/share-streams.ts";
@@ -87,10 +87,6 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
 
   /** The read's window in the site's zone, as the owner's reads resolve it (site-scope.ts). */
   const windowOf = (share: SharedSite, q: { days?: number; hours?: number }, actor: ActorChoice) => queryWindow(clock.now(), q, actor, share.time_zone);
-
-  const unfilteredOnly = (share: SharedSite, what: string) => {
-    if (share.filters.length > 0) throw notForFilteredLink(what);
-  };
 
   /** The link's site, as the query engine reads it (its zone and retention). */
   async function siteOf(share: SharedSite): Promise<SiteRecord> {
@@ -197,10 +193,14 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const { share } = await open(req, params);
       // The panel is made of the other actors' numbers: not for a link restricted to one.
       if (share.actor !== null) throw new ApiError("forbidden", `this shared link shows only actor ${share.actor}`);
-      unfilteredOnly(share, "the AI Traffic panel");
       const q = query();
+      const limit = q.limit ?? DEFAULT_LIMIT;
       await deps.flushRollups();
-      return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), q.limit ?? DEFAULT_LIMIT));
+      if (share.filters.length > 0) {
+        const site = await siteOf(share);
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all") }, limit));
+      }
+      return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), limit));
     })
     .on("GET /api/share/{token}/goals", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -218,8 +218,8 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     })
     .on("GET /api/share/{token}/counter/live", async ({ req, params }) => {
       const { share } = await open(req, params);
-      // "Visitors now" is the lanes' count of the last 5 minutes, not a query: a filtered link gets no counter.
-      unfilteredOnly(share, "the live counter");
+      // "Visitors now": the lane's count of the last 5 minutes, or for a filtered link the query engine's count
+      // of visitors with a matching row in them (share-streams.ts).
       return stream(share, "counter", null);
     });
 }
