@@ -229,3 +229,39 @@ describe("the live counter", () => {
     await host.close();
   });
 });
+
+describe("screenshots to look at", () => {
+  it("the shared view, the embed and the counter, light and dark, at 1280 and 375 px, nothing wider than the window", async () => {
+    const host = await startHost();
+    const { token } = await share({ frame_origins: [host.origin] });
+    try {
+      for (const dark of [false, true]) {
+        for (const mobile of [false, true]) {
+          const name = `${dark ? "dark" : "light"}-${mobile ? 375 : 1280}`;
+          const { page, context, errors } = await stack.open({ dark, mobile });
+          const width = page.viewportSize()!.width;
+          await page.goto(`/share/${token}?period=today&actor=all`);
+          await page.getByTestId("ai-panel").waitFor();
+          await page.locator('[data-testid="breakdown-page"] tbody tr').first().waitFor();
+          await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+          await page.screenshot({ path: join(SHOTS, `share-view-${name}.png`), fullPage: true });
+
+          const theme = dark ? "dark" : "light";
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}?embed=true&theme=${theme}&period=today`, 1400));
+          await page.frameLocator("#embed").locator('[data-testid="breakdown-page"] tbody tr').first().waitFor({ timeout: 10_000 });
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+          await page.screenshot({ path: join(SHOTS, `share-embed-${name}.png`), fullPage: true });
+
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}/counter?theme=${theme}`, 60));
+          await expect.poll(async () => /^\d+$/.test((await page.frameLocator("#embed").getByTestId("counter").textContent()) ?? ""), { timeout: 5000 }).toBe(true);
+          await page.screenshot({ path: join(SHOTS, `share-counter-${name}.png`), clip: { x: 0, y: 0, width: Math.min(width, 420), height: 110 } });
+          expect(errors).toEqual([]);
+          await context.close();
+        }
+      }
+    } finally {
+      await host.close();
+    }
+  });
+});

@@ -158,10 +158,14 @@ describe("weekly e-mail report", () => {
 
     const browser = await launchBrowser();
     try {
-      const page = await (await browser.newContext({ viewport: { width: 680, height: 900 } })).newPage();
-      await page.setContent(html);
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: join(SHOTS, "report-email.png"), fullPage: true });
+      // A desktop mail client's width, and a phone's (the mail's colours are inline: a dark scheme changes nothing).
+      for (const [width, file] of [[680, "report-email.png"], [375, "report-email-375.png"]] as const) {
+        const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+        await page.setContent(html);
+        await page.screenshot({ path: join(SHOTS, file), fullPage: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), file).toBeLessThanOrEqual(width);
+      }
     } finally {
       await browser.close();
     }

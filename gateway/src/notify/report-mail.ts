@@ -130,7 +130,8 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
   const span = `${d.period.from} – ${d.period.to} (${d.period.timeZone})`;
   const t = d.tiles;
   const subject = `${what} report for ${name}: ${num(t.visitors.value)} visitors (${delta(t.visitors.change, "%")})`;
-  // [label, value as read, change as read, whether the change is bad news]
+  // [label, value as read, change as read, whether the change is bad news]. Tiles are inline blocks of 128 px
+  // that wrap: four a line in the 600 px mail, two on a 375 px phone (a table of four overflowed it by 48 px).
   const tile = (label: string, metric: TileMetric, shown: (n: number) => string = num): [string, string, string, boolean] => {
     const { value, change: c } = t[metric];
     // A bounce rate going up is the bad news; its change is in points.
@@ -174,9 +175,9 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
 <table role="presentation" width="600" cellpadding="0" cellspacing="0" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #dcdfe6;border-radius:10px">
 <tr><td style="padding:20px 24px 8px"><div style="font-size:13px;color:#555b66">${what} report · ${escape(span)}</div>
 <h1 style="margin:4px 0 0;font-size:22px">${escape(name)}</h1><div style="font-size:13px;color:#555b66">${escape(d.site.domain)} · compared with ${escape(d.previous.from)} – ${escape(d.previous.to)}</div></td></tr>
-<tr><td style="padding:8px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="8">
-${[tiles.slice(0, 4), tiles.slice(4)].map((line) => `<tr>${line.map(([label, value, change, bad]) => `<td style="background:#f0f1f5;border-radius:8px;padding:10px 12px;width:25%"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${value}</div><div style="font-size:12px;color:${bad ? "#b42318" : "#0f7a3d"}" data-change="${label.toLowerCase().replaceAll(" ", "_")}">${change}</div></td>`).join("")}</tr>`).join("\n")}
-</table></td></tr>
+<tr><td style="padding:8px 20px">
+${tiles.map(([label, value, change, bad]) => `<div style="display:inline-block;vertical-align:top;box-sizing:border-box;width:128px;margin:4px;background:#f0f1f5;border-radius:8px;padding:10px 12px"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${value}</div><div style="font-size:12px;color:${bad ? "#b42318" : "#0f7a3d"}" data-change="${label.toLowerCase().replaceAll(" ", "_")}">${change}</div></div>`).join("")}
+</td></tr>
 ${lists
   .map(
     ([title, unit, rows]) => `<tr><td style="padding:8px 24px"><h2 style="font-size:15px;margin:8px 0">${title}</h2>
