@@ -21,7 +21,8 @@ let visitor = 100;
 /** A page on its own local origin (another port) that frames `src`: the site embedding the view or counter. */
 interface Host {
   readonly origin: string;
-  frame(src: string, height?: number): string;
+  /** A page framing `src`; `dark` gives the page a dark scheme, as a dark site embedding a dark theme would. */
+  frame(src: string, height?: number, dark?: boolean): string;
   close(): Promise<void>;
 }
 async function startHost(): Promise<Host> {
@@ -35,9 +36,9 @@ async function startHost(): Promise<Host> {
   const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return {
     origin,
-    frame(src, height = 900) {
+    frame(src, height = 900, dark = false) {
       const path = `/page-${pages.size}`;
-      pages.set(path, `<!doctype html><html><body style="margin:0;font-family:sans-serif;background:#eef"><h1 style="font-size:16px;margin:8px">A blog post on ${origin}</h1><iframe id="embed" src="${src}" style="width:100%;height:${height}px;border:0"></iframe></body></html>`);
+      pages.set(path, `<!doctype html><html style="color-scheme:${dark ? "dark" : "light"}"><body style="margin:0;font-family:sans-serif;background:${dark ? "#1b1d2a;color:#e8eaef" : "#eef"}"><h1 style="font-size:16px;margin:8px">A blog post on ${origin}</h1><iframe id="embed" src="${src}" style="width:100%;height:${height}px;border:0"></iframe></body></html>`);
       return `${origin}${path}`;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -243,17 +244,19 @@ describe("screenshots to look at", () => {
           await page.goto(`/share/${token}?period=today&actor=all`);
           await page.getByTestId("ai-panel").waitFor();
           await page.locator('[data-testid="breakdown-page"] tbody tr').first().waitFor();
+          await page.locator('[data-metric="visitors"]').waitFor();
           await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
           await page.screenshot({ path: join(SHOTS, `share-view-${name}.png`), fullPage: true });
 
           const theme = dark ? "dark" : "light";
-          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}?embed=true&theme=${theme}&period=today`, 1400));
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}?embed=true&theme=${theme}&period=today`, 1400, dark));
           await page.frameLocator("#embed").locator('[data-testid="breakdown-page"] tbody tr').first().waitFor({ timeout: 10_000 });
+          await page.frameLocator("#embed").locator('[data-metric="visitors"]').waitFor();
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
           await page.screenshot({ path: join(SHOTS, `share-embed-${name}.png`), fullPage: true });
 
-          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}/counter?theme=${theme}`, 60));
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}/counter?theme=${theme}`, 60, dark));
           await expect.poll(async () => /^\d+$/.test((await page.frameLocator("#embed").getByTestId("counter").textContent()) ?? ""), { timeout: 5000 }).toBe(true);
           await page.screenshot({ path: join(SHOTS, `share-counter-${name}.png`), clip: { x: 0, y: 0, width: Math.min(width, 420), height: 110 } });
           expect(errors).toEqual([]);
