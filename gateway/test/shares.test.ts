@@ -13,6 +13,8 @@ let readKey: Record<string, string>;
 const SITE = "shared.example";
 /** A site whose days are New York's (UTC−5 in November). */
 const ZONED = "zoned.shared.example";
+/** A site in a half-hour zone (Asia/Kolkata, UTC+5:30), whose local midnight is no UTC hour. */
+const HALF_HOUR = "kolkata.shared.example";
 /** A site with AI traffic on two pages, for a filtered link's AI panel and counter. */
 const AI_SITE = "ai.shared.example";
 const tokens: string[] = [];
@@ -29,7 +31,7 @@ const visit = (path: string, ua: string, referrer = "", site = SITE) =>
 const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
 
 beforeAll(async () => {
-  h = await startHarness({ sites: [SITE, ZONED, AI_SITE], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
+  h = await startHarness({ sites: [SITE, ZONED, AI_SITE, HALF_HOUR], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
   const { token } = await loginAsAdmin(h.base);
   admin = bearer(await createApiKey(h.base, token, "admin", "admin"));
   readKey = bearer(await createApiKey(h.base, token, "read"));
@@ -405,6 +407,37 @@ describe("the site's time zone", () => {
       const today = (await get(`/api/share/${token}/stats?days=1`)).json;
       expect(today).toMatchObject({ from: "2026-11-20", to: "2026-11-20", time_zone: "America/New_York", current: { visitors: 1 }, previous: { from: "2026-11-19", to: "2026-11-19", totals: { visitors: 1 } } });
       expect((await get(`/api/share/${token}/breakdown?field=page&days=1`)).json.rows.map((r: { value: string }) => r.value)).toEqual(["/early"]);
+    } finally {
+      h.clock.set(started);
+    }
+  });
+});
+
+describe("a filtered link in a half-hour zone", () => {
+  it("reads the site's local days exactly: totals, previous window and each day of the series are the query API's", async () => {
+    expect((await call(h.base, "PATCH", `/api/sites/${HALF_HOUR}`, { body: { time_zone: "Asia/Kolkata" }, headers: admin })).status).toBe(200);
+    const started = h.clock.now();
+    try {
+      // 23:40 on the 14th in Kolkata (the window before), two at 23:50 on the 19th, one at 00:10 on the 20th.
+      for (const [at, n] of [["2026-11-14T18:10:00Z", 90], ["2026-11-19T18:20:00Z", 91], ["2026-11-19T18:20:00Z", 92], ["2026-11-19T18:40:00Z", 93]] as const) {
+        h.clock.set(at);
+        await visit("/edge", person(n), "", HALF_HOUR);
+      }
+      h.clock.set("2026-11-21T06:00:00Z"); // 11:30 on the 21st there
+      const filters = [["contains", "event:page", ["edge"]]];
+      const { token } = await share({ filters }, HALF_HOUR);
+      const stats = (await get(`/api/share/${token}/stats?days=7`)).json;
+      expect(stats).toMatchObject({ from: "2026-11-15", to: "2026-11-21", time_zone: "Asia/Kolkata" });
+      const ask = async (body: Record<string, unknown>) =>
+        (await call(h.base, "POST", "/api/v2/query", { body: { site_id: HALF_HOUR, metrics: ["visitors"], filters, ...body }, headers: readKey })).json.results as Array<{ dimensions: string[]; metrics: number[] }>;
+      const [now] = await ask({ date_range: ["2026-11-15", "2026-11-21"] });
+      const [before] = await ask({ date_range: ["2026-11-08", "2026-11-14"] });
+      expect([stats.current.visitors, stats.previous.totals.visitors]).toEqual([now!.metrics[0], before!.metrics[0]]);
+      expect([stats.current.visitors, stats.previous.totals.visitors]).toEqual([3, 1]);
+      const days = new Map((await ask({ date_range: ["2026-11-15", "2026-11-21"], dimensions: ["time:day"] })).map((r) => [r.dimensions[0], r.metrics[0]]));
+      const shown = stats.series.map((p: { visitors: number }, i: number) => [`2026-11-${15 + i}`, p.visitors]);
+      expect(shown).toEqual(["15", "16", "17", "18", "19", "20", "21"].map((d) => [`2026-11-${d}`, days.get(`2026-11-${d}`) ?? 0]));
+      expect(Object.fromEntries(shown)).toMatchObject({ "2026-11-19": 2, "2026-11-20": 1 });
     } finally {
       h.clock.set(started);
     }

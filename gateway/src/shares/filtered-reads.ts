@@ -2,7 +2,8 @@
 // link's filters and the read's actors, in the shapes of the rollup reads the shared view already draws
 // (stats: totals, previous window, change, series; breakdown rows). The rollups keep no row-level dimensions
 // to filter on; the engine does, so a filtered link's numbers are the API's numbers for the same filters.
-// Windows map onto the engine's date ranges as the goals report's do (read/window.ts engineDateRange).
+// Windows map onto the engine's date ranges as the goals report's do (read/window.ts engineWindowRange).
+import { addDays } from "@svc/core";
 import type { ActorChoice } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
 import { ApiError } from "../errors.ts";
@@ -10,7 +11,7 @@ import { isoInZone } from "../query/date-range.ts";
 import { type QueryEngine, siteTimeZone } from "../query/engine.ts";
 import { aiPanel, breakdownRow, statsGrain, statsResponse, windowEcho } from "../read/reports.ts";
 import type { AiRow, AiSlice } from "../read/rollup-reads.ts";
-import { type ReadWindow, engineDateRange, windowBuckets } from "../read/window.ts";
+import { type ReadWindow, engineWindowRange, windowBuckets } from "../read/window.ts";
 import { type Counts, zeroCounts } from "../rollups/counts.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { type Filter, sharePlan } from "./share-filters.ts";
@@ -43,15 +44,17 @@ export async function filteredStats(read: FilteredRead): Promise<typeof StatsRes
   const grain = statsGrain(w);
   const timeZone = siteTimeZone(site);
   const [now, before, series] = await Promise.all([
-    run(read, { date_range: engineDateRange(w.current), metrics: METRICS }),
-    run(read, { date_range: engineDateRange(w.prior), metrics: METRICS }),
-    run(read, { date_range: engineDateRange(w.current), metrics: METRICS, dimensions: [grain === "hour" ? "time:hour" : "time:day"] }),
+    run(read, { date_range: engineWindowRange(w, "current"), metrics: METRICS }),
+    run(read, { date_range: engineWindowRange(w, "prior"), metrics: METRICS }),
+    run(read, { date_range: engineWindowRange(w, "current"), metrics: METRICS, dimensions: [grain === "hour" ? "time:hour" : "time:day"] }),
   ]);
   // The engine labels buckets in the site's zone ("YYYY-MM-DD HH:00:00" or "YYYY-MM-DD"); the series keys them by their instant.
   const byLabel = new Map(series.results.map((r) => [r.dimensions[0]!, r.metrics]));
-  const label = (t: number) => (grain === "hour" ? `${isoInZone(t, timeZone).slice(0, 13).replace("T", " ")}:00:00` : isoInZone(t, timeZone).slice(0, 10));
+  // A day bucket is the window's i-th local day (its start, the UTC hour holding a half-hour zone's midnight,
+  // reads as the day before there).
+  const label = (t: number, i: number) => (grain === "hour" ? `${isoInZone(t, timeZone).slice(0, 13).replace("T", " ")}:00:00` : addDays(w.from, i));
   const perBucket = new Map<number, Counts>();
-  for (const t of windowBuckets(w, grain)) perBucket.set(t, counts(byLabel.get(label(t))));
+  windowBuckets(w, grain).forEach((t, i) => perBucket.set(t, counts(byLabel.get(label(t, i)))));
   return statsResponse(site.id, read.actor, w, {
     current: counts(now.results[0]?.metrics),
     previous: counts(before.results[0]?.metrics),
@@ -67,7 +70,7 @@ export async function filteredBreakdown(read: FilteredRead, field: BreakdownFiel
   if (field === "rule") throw new ApiError("conflict", "the bot rule breakdown cannot be limited to this shared link's fixed filters");
   const { site, window: w } = read;
   const answer = await run(read, {
-    date_range: engineDateRange(w.current),
+    date_range: engineWindowRange(w, "current"),
     metrics: METRICS,
     dimensions: [FIELD_DIMENSION[field]],
     order_by: [["visitors", "desc"], ["pageviews", "desc"]],
@@ -100,7 +103,7 @@ const AI_ACTORS = AI_TOTALS.map(([actor]) => actor);
  * the engine cannot order by.
  */
 export async function filteredAi(read: FilteredRead, limit: number): Promise<typeof AiResponse.Type> {
-  const span = engineDateRange(read.window.current);
+  const span = engineWindowRange(read.window, "current");
   const ask = (dimensions: string[]) => run(read, { date_range: span, metrics: METRICS, dimensions, pagination: { limit: 10_000 } }, AI_ACTORS);
   const [totals, ...sliced] = await Promise.all([ask(["visit:actor"]), ...AI_DIMENSIONS.map(([dimension]) => ask(["visit:actor", dimension]))]);
   const rows: AiRow[] = [];
