@@ -140,9 +140,13 @@ describe("a shared link with fixed filters", () => {
     expect(await ai.getByTestId("ai-assistant-visitors").textContent()).toBe(String(await ask({ date_range: "day", filters: [["is", "visit:actor", ["human_via_ai"]]] })));
     await ai.getByTestId("ai-status-unknown").waitFor();
     expect(await ai.locator('[data-testid="crawl-to-referral"] tbody tr').count()).toBe(1);
-    // Visitors now: the segment's people of the last 5 minutes.
+    // Visitors now: the segment's people of the last 5 minutes, in the view and in the link's counter widget.
     const liveNow = page.locator('[data-metric="live-visitors"]');
     await expect.poll(() => liveNow.textContent()).toBe(String(await segmentNow()));
+    const widget = await page.context().newPage();
+    await widget.goto(`/share/${token}/counter`);
+    const counter = widget.getByTestId("counter");
+    await expect.poll(() => counter.textContent()).toBe(String(await segmentNow()));
     // A visitor outside the segment, then one inside: the tick refetches (at most every 5 s) and only the second counts.
     const before = number(await visitors.textContent());
     const nowBefore = number(await liveNow.textContent());
@@ -150,6 +154,7 @@ describe("a shared link with fixed filters", () => {
     await newVisitor("/pricing");
     await expect.poll(() => visitors.textContent(), { timeout: 8000 }).toBe(String(before + 1));
     await expect.poll(() => liveNow.textContent(), { timeout: 5000 }).toBe(String(nowBefore + 1));
+    await expect.poll(() => counter.textContent(), { timeout: 5000 }).toBe(String(nowBefore + 1));
     expect(await segment()).toBe(before + 1);
     expect(await segmentNow()).toBe(nowBefore + 1);
     expect(await page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
