@@ -3,7 +3,8 @@
 // people watching it: the relay restricts each delta to what the link may show once, then writes the same
 // text to every viewer, and recounts the counter's visitors once per delta for all its counters. So a link
 // embedded on a busy page costs the hub one sink and the lane one `recentVisitors` call per delta (≤ 2 a
-// second), not one per viewer. Streams per link are capped (MAX_STREAMS_PER_SHARE).
+// second), not one per viewer. A filtered link's counters count the segment's visitors by the query engine
+// instead, once for all of them and at most once a second. Streams per link are capped (MAX_STREAMS_PER_SHARE).
 //
 // Revocation: deleting a link ends its streams on this gateway at once (`revoke`), and a sweep every
 // REVOKE_SWEEP_MS asks the database which open links still exist, so a link deleted through another gateway
