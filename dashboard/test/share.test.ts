@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { type Stack, startStack } from "./support/stack.ts";
-import { apiJson, pageview, visitorUa } from "./support/traffic.ts";
+import { apiJson, crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
 const DOMAIN = "shared.example";
 const SHOTS = join(DASHBOARD_DIR, "screenshots");
@@ -21,7 +21,8 @@ let visitor = 100;
 /** A page on its own local origin (another port) that frames `src`: the site embedding the view or counter. */
 interface Host {
   readonly origin: string;
-  frame(src: string, height?: number): string;
+  /** A page framing `src`; `dark` gives the page a dark scheme, as a dark site embedding a dark theme would. */
+  frame(src: string, height?: number, dark?: boolean): string;
   close(): Promise<void>;
 }
 async function startHost(): Promise<Host> {
@@ -35,9 +36,9 @@ async function startHost(): Promise<Host> {
   const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return {
     origin,
-    frame(src, height = 900) {
+    frame(src, height = 900, dark = false) {
       const path = `/page-${pages.size}`;
-      pages.set(path, `<!doctype html><html><body style="margin:0;font-family:sans-serif;background:#eef"><h1 style="font-size:16px;margin:8px">A blog post on ${origin}</h1><iframe id="embed" src="${src}" style="width:100%;height:${height}px;border:0"></iframe></body></html>`);
+      pages.set(path, `<!doctype html><html style="color-scheme:${dark ? "dark" : "light"}"><body style="margin:0;font-family:sans-serif;background:${dark ? "#1b1d2a;color:#e8eaef" : "#eef"}"><h1 style="font-size:16px;margin:8px">A blog post on ${origin}</h1><iframe id="embed" src="${src}" style="width:100%;height:${height}px;border:0"></iframe></body></html>`);
       return `${origin}${path}`;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -108,14 +109,20 @@ describe("a shared link with a password", () => {
 });
 
 describe("a shared link with fixed filters", () => {
-  it("shows the segment's numbers (those of /api/v2/query with the filters) and refreshes them on a live tick", async () => {
+  it("shows the segment's numbers, AI panel and visitors now (those of /api/v2/query with the filters), refreshed on a live tick", async () => {
     const filters = [["is", "event:page", ["/pricing"]]];
+    // AI traffic in and out of the segment: crawler hits on both pages, an assistant's visitor on /pricing.
+    for (const path of ["/pricing", "/pricing", "/"]) await crawlerHit(stack.gateway.base, DOMAIN, path);
+    await pageview(stack.gateway.base, DOMAIN, "/pricing", visitorUa(visitor++), { r: "https://chatgpt.com/" });
     const { token } = await share({ filters });
-    const segment = async () => {
-      const reply = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: "day", metrics: ["visitors"], filters }, headers: admin });
+    const ask = async (body: Record<string, unknown>) => {
+      const reply = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, metrics: ["visitors"], ...body, filters: [...filters, ...((body.filters as unknown[]) ?? [])] }, headers: admin });
       expect(reply.status, JSON.stringify(reply.json)).toBe(200);
-      return reply.json.results[0].metrics[0] as number;
+      return (reply.json.results[0]?.metrics[0] ?? 0) as number;
     };
+    const segment = () => ask({ date_range: "day" });
+    // People with a /pricing row in the last 5 minutes (the gateway's clock is the machine's here).
+    const segmentNow = () => ask({ date_range: [new Date(Date.now() - 300_000).toISOString(), new Date().toISOString()], filters: [["is", "visit:actor", ["human", "human_via_ai"]]] });
     const { page, errors } = await stack.open();
     await page.goto(`/share/${token}?period=today`);
     await page.getByTestId("share-filters").waitFor();
@@ -124,15 +131,32 @@ describe("a shared link with fixed filters", () => {
     // Every page's visitors are more than the segment's: the view is not the whole site.
     const all = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
     expect(all.current.visitors).toBeGreaterThan(await segment());
-    // The page card lists the filtered page only; the AI panel and "visitors now" are not shown.
+    // The page card lists the filtered page only.
     await expect.poll(() => page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
-    expect(await page.getByTestId("live-indicator").count()).toBe(0);
+    // The AI panel counts the segment: two of the three crawler hits, the assistant's one visitor; no status classes.
+    const ai = page.getByTestId("ai-panel");
+    await expect.poll(() => ai.getByTestId("ai-crawler-hits").textContent()).toBe(String(await ask({ date_range: "day", metrics: ["hits"], filters: [["is", "visit:actor", ["ai_crawler"]]] })));
+    expect(await ai.getByTestId("ai-crawler-hits").textContent()).toBe("2");
+    expect(await ai.getByTestId("ai-assistant-visitors").textContent()).toBe(String(await ask({ date_range: "day", filters: [["is", "visit:actor", ["human_via_ai"]]] })));
+    await ai.getByTestId("ai-status-unknown").waitFor();
+    expect(await ai.locator('[data-testid="crawl-to-referral"] tbody tr').count()).toBe(1);
+    // Visitors now: the segment's people of the last 5 minutes, in the view and in the link's counter widget.
+    const liveNow = page.locator('[data-metric="live-visitors"]');
+    await expect.poll(() => liveNow.textContent()).toBe(String(await segmentNow()));
+    const widget = await page.context().newPage();
+    await widget.goto(`/share/${token}/counter`);
+    const counter = widget.getByTestId("counter");
+    await expect.poll(() => counter.textContent()).toBe(String(await segmentNow()));
     // A visitor outside the segment, then one inside: the tick refetches (at most every 5 s) and only the second counts.
     const before = number(await visitors.textContent());
+    const nowBefore = number(await liveNow.textContent());
     await newVisitor("/elsewhere");
     await newVisitor("/pricing");
     await expect.poll(() => visitors.textContent(), { timeout: 8000 }).toBe(String(before + 1));
+    await expect.poll(() => liveNow.textContent(), { timeout: 5000 }).toBe(String(nowBefore + 1));
+    await expect.poll(() => counter.textContent(), { timeout: 5000 }).toBe(String(nowBefore + 1));
     expect(await segment()).toBe(before + 1);
+    expect(await segmentNow()).toBe(nowBefore + 1);
     expect(await page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
     await page.screenshot({ path: join(SHOTS, "share-view-filtered.png"), fullPage: true });
     expect(errors).toEqual([]);
@@ -209,5 +233,43 @@ describe("the live counter", () => {
     expect(errors).toEqual([]);
     await page.screenshot({ path: join(SHOTS, "share-counter.png"), clip: { x: 0, y: 0, width: 420, height: 110 } });
     await host.close();
+  });
+});
+
+describe("screenshots to look at", () => {
+  it("the shared view, the embed and the counter, light and dark, at 1280 and 375 px, nothing wider than the window", async () => {
+    const host = await startHost();
+    const { token } = await share({ frame_origins: [host.origin] });
+    try {
+      for (const dark of [false, true]) {
+        for (const mobile of [false, true]) {
+          const name = `${dark ? "dark" : "light"}-${mobile ? 375 : 1280}`;
+          const { page, context, errors } = await stack.open({ dark, mobile });
+          const width = page.viewportSize()!.width;
+          await page.goto(`/share/${token}?period=today&actor=all`);
+          await page.getByTestId("ai-panel").waitFor();
+          await page.locator('[data-testid="breakdown-page"] tbody tr').first().waitFor();
+          await page.locator('[data-metric="visitors"]').waitFor();
+          await expect.poll(() => page.getByTestId("live-indicator").getAttribute("data-status")).toBe("live");
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+          await page.screenshot({ path: join(SHOTS, `share-view-${name}.png`), fullPage: true });
+
+          const theme = dark ? "dark" : "light";
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}?embed=true&theme=${theme}&period=today`, 1400, dark));
+          await page.frameLocator("#embed").locator('[data-testid="breakdown-page"] tbody tr').first().waitFor({ timeout: 10_000 });
+          await page.frameLocator("#embed").locator('[data-metric="visitors"]').waitFor();
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+          await page.screenshot({ path: join(SHOTS, `share-embed-${name}.png`), fullPage: true });
+
+          await page.goto(host.frame(`${stack.dashboard.base}/share/${token}/counter?theme=${theme}`, 60, dark));
+          await expect.poll(async () => /^\d+$/.test((await page.frameLocator("#embed").getByTestId("counter").textContent()) ?? ""), { timeout: 5000 }).toBe(true);
+          await page.screenshot({ path: join(SHOTS, `share-counter-${name}.png`), clip: { x: 0, y: 0, width: Math.min(width, 420), height: 110 } });
+          expect(errors).toEqual([]);
+          await context.close();
+        }
+      }
+    } finally {
+      await host.close();
+    }
   });
 });

@@ -11,19 +11,23 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../tracker/test/support/browser.ts";
 import { ConfigInvalid, loadConfig } from "../src/config.ts";
-import { duration, visitsQuery } from "../src/notify/report-mail.ts";
+import { duration } from "../src/notify/report-mail.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "./support/auth.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 import { type TestSmtp, startSmtp } from "./support/smtp.ts";
 
 const SITE = "report.example";
+// Sites whose weeks are local ones: Kolkata (UTC+5:30, a half-hour zone) and New York (UTC−5 in November).
+const KOLKATA = "kolkata.report.example";
+const NEW_YORK = "newyork.report.example";
 const PUBLIC = "https://stats.svc.test";
 const SHOTS = join(import.meta.dirname, "../../dashboard/screenshots");
 let h: Harness;
 let smtp: TestSmtp;
 let admin: Record<string, string>;
 const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
-const visit = (n: number, path: string) => post(h.base, "/api/event", { d: SITE, u: `https://${SITE}${path}`, r: n % 2 ? "https://www.google.com/" : "" }, { "user-agent": person(n) }).then((r) => expect(r.status).toBe(202));
+const visit = (n: number, path: string, site = SITE, referrer = n % 2 ? "https://www.google.com/" : "") =>
+  post(h.base, "/api/event", { d: site, u: `https://${site}${path}`, r: referrer }, { "user-agent": person(n) }).then((r) => expect(r.status).toBe(202));
 /** A link from a mail, sent to this gateway instead of the public dashboard (whose /api proxy would forward it). */
 const follow = (url: string, method = "GET") => call(h.base, method, url.replace(PUBLIC, ""));
 
@@ -46,7 +50,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   // Tuesday of the week before the reported one: the harness clock walks forward from here.
   h = await startHarness({
-    sites: [SITE], now: "2026-11-03T10:00:00Z", webhookRetryBaseMs: 50,
+    sites: [SITE, KOLKATA, NEW_YORK], now: "2026-11-03T10:00:00Z", webhookRetryBaseMs: 50,
     env: { SVC_SMTP_URL: smtp.url, SVC_MAIL_FROM: "svc reports <reports@svc.test>", SVC_PUBLIC_URL: PUBLIC },
   });
   const { token } = await loginAsAdmin(h.base);
@@ -54,12 +58,28 @@ beforeAll(async () => {
   // The week before: 2 visitors. The reported week (Mon 9 – Sun 15 November): 6 visitors, 8 pageviews.
   await visit(1, "/");
   await visit(2, "/pricing");
+  for (const [site, zone] of [[KOLKATA, "Asia/Kolkata"], [NEW_YORK, "America/New_York"]]) {
+    expect((await call(h.base, "PATCH", `/api/sites/${site}`, { body: { time_zone: zone }, headers: admin })).status).toBe(200);
+  }
+  // Kolkata's week of Monday 9 November runs from 18:30 UTC on the 8th to 18:30 UTC on the 15th: a visit just
+  // before it (the week before), two just inside it, and one just after it (the next week).
+  h.clock.set("2026-11-08T18:00:00Z");
+  await visit(30, "/before", KOLKATA);
+  h.clock.set("2026-11-08T19:00:00Z");
+  await visit(31, "/monday", KOLKATA);
+  await visit(1, "/ny-sunday", NEW_YORK); // Sunday 8th, 14:00 in New York: its week of 2 – 8 November
   h.clock.set("2026-11-10T09:00:00Z");
   for (const [n, path] of [[3, "/"], [4, "/"], [5, "/pricing"], [6, "/blog/hello"], [7, "/"], [8, "/docs"]] as const) await visit(n, path);
   // Two of them read on, 125 s later: visits of 125 s, 125 s and four of 0 s (a mean of 42 s).
   h.clock.advance(125_000);
   await visit(3, "/pricing");
   await visit(4, "/docs");
+  h.clock.set("2026-11-15T18:00:00Z");
+  await visit(32, "/sunday", KOLKATA);
+  await visit(34, "/from-chatgpt", KOLKATA, "https://chatgpt.com/");
+  expect((await post(h.base, "/api/hit", { domain: KOLKATA, method: "GET", path: "/sunday", status: 200, user_agent: UA.gptbot, referrer: null, ip: "192.0.2.7" })).status).toBe(202);
+  h.clock.set("2026-11-15T19:00:00Z");
+  await visit(33, "/next", KOLKATA);
   await h.gateway.rollups.flushBeforeRead();
 });
 afterAll(async () => {
@@ -110,7 +130,10 @@ describe("weekly e-mail report", () => {
     expect(text).toContain("Pageviews: 8 (+300%)");
     // Visits, bounce rate and duration: exactly what POST /api/v2/query answers for the same week against the
     // one before (6 visits of which 4 one-page ones: 67%; the week before 2 visits, both bounced).
-    const q = await call(h.base, "POST", "/api/v2/query", { body: visitsQuery(SITE, { from: "2026-11-09", to: "2026-11-15" }), headers: admin });
+    const q = await call(h.base, "POST", "/api/v2/query", {
+      body: { site_id: SITE, date_range: ["2026-11-09", "2026-11-15"], metrics: ["visits", "bounce_rate", "visit_duration"], include: { comparisons: { mode: "previous_period" } } },
+      headers: admin,
+    });
     expect(q.status).toBe(200);
     const [[visits, bounce, seconds], change] = [q.json.results[0].metrics, q.json.results[0].comparison.change];
     expect([visits, bounce, seconds, change[0], change[1], change[2]]).toEqual([6, 67, 42, 200, -33, 100]);
@@ -135,10 +158,14 @@ describe("weekly e-mail report", () => {
 
     const browser = await launchBrowser();
     try {
-      const page = await (await browser.newContext({ viewport: { width: 680, height: 900 } })).newPage();
-      await page.setContent(html);
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: join(SHOTS, "report-email.png"), fullPage: true });
+      // A desktop mail client's width, and a phone's (the mail's colours are inline: a dark scheme changes nothing).
+      for (const [width, file] of [[680, "report-email.png"], [375, "report-email-375.png"]] as const) {
+        const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+        await page.setContent(html);
+        await page.screenshot({ path: join(SHOTS, file), fullPage: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), file).toBeLessThanOrEqual(width);
+      }
     } finally {
       await browser.close();
     }
@@ -165,6 +192,62 @@ describe("weekly e-mail report", () => {
     const body = { email: "twice@report.example", frequency: "monthly" };
     expect((await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body, headers: admin })).status).toBe(201);
     expect((await call(h.base, "POST", `/api/sites/${SITE}/reports`, { body, headers: admin })).status).toBe(409);
+  });
+});
+
+describe("a report in the site's time zone", () => {
+  const query = async (body: Record<string, unknown>) => {
+    const reply = await call(h.base, "POST", "/api/v2/query", { body, headers: admin });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+    return reply.json.results as Array<{ dimensions: string[]; metrics: number[]; comparison?: { change: Array<number | null> } }>;
+  };
+  const signed = (n: number | null, unit: string) => (n === null ? "–" : `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
+  async function subscribe(site: string, email: string) {
+    expect((await call(h.base, "POST", `/api/sites/${site}/reports`, { body: { email, frequency: "weekly" }, headers: admin })).status).toBe(201);
+    const link = /https:\/\/stats\.svc\.test\/api\/reports\/confirm\/[A-Za-z0-9_-]{43}/.exec((await smtp.next(email)).mail.text!)![0];
+    expect((await follow(link)).status).toBe(200);
+  }
+
+  it("covers the site's local week, every figure the query API's for the same dates", async () => {
+    await subscribe(KOLKATA, "kolkata@report.example");
+    await subscribe(NEW_YORK, "newyork@report.example");
+    // Monday 01:10 UTC: 06:40 on Monday in Kolkata, still Sunday 20:10 in New York.
+    h.clock.set("2026-11-16T01:10:00Z");
+    await h.gateway.notifier.runDue();
+
+    const text = (await smtp.next("kolkata@report.example")).mail.text!;
+    expect(text).toContain("2026-11-09 – 2026-11-15 (Asia/Kolkata)");
+    expect(text).toContain("Compared with 2026-11-02 – 2026-11-08.");
+    const week = { site_id: KOLKATA, date_range: ["2026-11-09", "2026-11-15"] };
+    const [summary] = await query({ ...week, metrics: ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"], include: { comparisons: { mode: "previous_period" } } });
+    const [visitors, visits, pageviews, bounce, seconds] = summary!.metrics;
+    const change = summary!.comparison!.change;
+    // The two visits inside the local week, against the one just before it (UTC days would count /monday out and /next in).
+    expect([visitors, pageviews, change[0]]).toEqual([2, 2, 100]);
+    expect(text).toContain(`Visitors: ${visitors} (${signed(change[0]!, "%")})`);
+    expect(text).toContain(`Visits: ${visits} (${signed(change[1]!, "%")})`);
+    expect(text).toContain(`Pageviews: ${pageviews} (${signed(change[2]!, "%")})`);
+    expect(text).toContain(`Bounce rate: ${bounce}% (${signed(change[3]!, " pts")})`);
+    expect(text).toContain(`Visit duration: ${duration(seconds!)} (${signed(change[4]!, "%")})`);
+    const pages = await query({ ...week, metrics: ["visitors"], dimensions: ["event:page"], order_by: [["visitors", "desc"]] });
+    expect(pages.map((r) => r.dimensions[0])).toEqual(["/monday", "/sunday"]);
+    expect(text).toContain(`Top pages (visitors):\n${pages.map((r) => `  ${r.metrics[0]}  ${r.dimensions[0]}`).join("\n")}\n`);
+    const ai = new Map((await query({ ...week, metrics: ["visitors", "hits"], filters: [["is", "visit:actor", ["human_via_ai", "ai_crawler"]]], dimensions: ["visit:actor"] })).map((r) => [r.dimensions[0], r.metrics]));
+    expect([ai.get("human_via_ai")?.[0], ai.get("ai_crawler")?.[1]]).toEqual([1, 1]);
+    expect(text).toContain("AI: 1 visitors from assistants, 1 crawler hits.");
+    const [assistant] = await query({ ...week, metrics: ["visitors"], filters: [["is", "visit:actor", ["human_via_ai"]]], dimensions: ["visit:assistant"] });
+    expect(text).toContain(`Visitors from AI assistants (visitors):\n  1  ${assistant!.dimensions[0]}\n`);
+
+    // New York's week has not ended: its report is the week before, with its Sunday visit.
+    const before = (await smtp.next("newyork@report.example")).mail.text!;
+    expect(before).toContain("2026-11-02 – 2026-11-08 (America/New_York)");
+    expect(before).toContain("Visitors: 1 (+100%)");
+    // Its Monday starts at 05:00 UTC: then the week of the 9th goes, and Kolkata's is not sent again.
+    h.clock.set("2026-11-16T05:10:00Z");
+    await h.gateway.notifier.runDue();
+    expect((await smtp.next("newyork@report.example")).mail.text!).toContain("2026-11-09 – 2026-11-15 (America/New_York)");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.received.filter((m) => m.to === "kolkata@report.example" && m.mail.subject?.startsWith("Weekly"))).toHaveLength(1);
   });
 });
 

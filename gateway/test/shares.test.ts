@@ -11,21 +11,27 @@ let h: Harness;
 let admin: Record<string, string>;
 let readKey: Record<string, string>;
 const SITE = "shared.example";
+/** A site whose days are New York's (UTC−5 in November). */
+const ZONED = "zoned.shared.example";
+/** A site in a half-hour zone (Asia/Kolkata, UTC+5:30), whose local midnight is no UTC hour. */
+const HALF_HOUR = "kolkata.shared.example";
+/** A site with AI traffic on two pages, for a filtered link's AI panel and counter. */
+const AI_SITE = "ai.shared.example";
 const tokens: string[] = [];
 
-async function share(body: Record<string, unknown> = {}): Promise<{ id: number; token: string; url: string }> {
-  const reply = await call(h.base, "POST", `/api/sites/${SITE}/shares`, { body, headers: admin });
+async function share(body: Record<string, unknown> = {}, site = SITE): Promise<{ id: number; token: string; url: string }> {
+  const reply = await call(h.base, "POST", `/api/sites/${site}/shares`, { body, headers: admin });
   expect(reply.status, JSON.stringify(reply.json)).toBe(201);
   tokens.push(reply.json.token);
   return reply.json;
 }
 const get = (path: string) => call(h.base, "GET", path);
-const visit = (path: string, ua: string, referrer = "") =>
-  post(h.base, "/api/event", { d: SITE, u: `https://${SITE}${path}`, r: referrer }, { "user-agent": ua }).then((r) => expect(r.status).toBe(202));
+const visit = (path: string, ua: string, referrer = "", site = SITE) =>
+  post(h.base, "/api/event", { d: site, u: `https://${site}${path}`, r: referrer }, { "user-agent": ua }).then((r) => expect(r.status).toBe(202));
 const person = (n: number) => UA.chrome.replace("Chrome/131.0.0.0", `Chrome/131.0.${n}.0`);
 
 beforeAll(async () => {
-  h = await startHarness({ sites: [SITE], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
+  h = await startHarness({ sites: [SITE, ZONED, AI_SITE, HALF_HOUR], env: { SVC_PUBLIC_URL: "https://stats.example.org" } });
   const { token } = await loginAsAdmin(h.base);
   admin = bearer(await createApiKey(h.base, token, "admin", "admin"));
   readKey = bearer(await createApiKey(h.base, token, "read"));
@@ -227,11 +233,86 @@ describe("the viewer's side", () => {
       expect(sources.json.rows.map((r: { value: string }) => r.value), extra).toEqual(["Google"]);
     }
     expect(stats.current.visitors).toBe(2);
-    for (const path of ["/ai?days=1", "/counter/live", "/breakdown?field=rule&days=1&actor=all"]) {
-      const reply = await get(`/api/share/${token}${path}`);
-      expect(reply.status, path).toBe(409);
-      expect(reply.json.error, path).toMatch(/cannot be limited to this shared link's fixed filters/);
+    // The bot rule is no column of the engine's rows: that one breakdown is refused.
+    const rule = await get(`/api/share/${token}/breakdown?field=rule&days=1&actor=all`);
+    expect(rule.status).toBe(409);
+    expect(rule.json.error).toMatch(/cannot be limited to this shared link's fixed filters/);
+  });
+});
+
+describe("a filtered link's AI panel and counter", () => {
+  const hit = (path: string, ua: string, status = 200) =>
+    post(h.base, "/api/hit", { domain: AI_SITE, method: "GET", path, status, user_agent: ua, referrer: null, ip: "192.0.2.7" }).then((r) => expect(r.status).toBe(202));
+  const filters = [["is", "event:page", ["/pricing"]]];
+  const query = async (body: Record<string, unknown>) => {
+    const reply = await call(h.base, "POST", "/api/v2/query", { body: { site_id: AI_SITE, ...body }, headers: readKey });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+    return reply.json.results as Array<{ dimensions: string[]; metrics: number[] }>;
+  };
+  const today = () => new Date(h.clock.now()).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    await visit("/", person(70), "", AI_SITE);
+    await visit("/pricing", person(71), "https://chatgpt.com/", AI_SITE);
+    await visit("/", person(72), "https://chatgpt.com/", AI_SITE);
+    await hit("/pricing", UA.gptbot);
+    await hit("/pricing", UA.gptbot);
+    await hit("/", UA.gptbot);
+    await hit("/pricing", UA.claudebot);
+    await hit("/pricing", UA.chatgptUser, 404);
+    await hit("/", UA.chatgptUser);
+  });
+
+  it("the AI panel counts the segment's rows: the query API's numbers for the link's filters", async () => {
+    const { token } = await share({ filters }, AI_SITE);
+    const ai = await get(`/api/share/${token}/ai?days=1`);
+    expect(ai.status, JSON.stringify(ai.json)).toBe(200);
+    const range = { date_range: [today(), today()] };
+    const actorFilter = (actor: string) => [...filters, ["is", "visit:actor", [actor]]];
+    const assistants = await query({ ...range, metrics: ["visitors", "pageviews"], filters: actorFilter("human_via_ai"), dimensions: ["visit:assistant"] });
+    const crawlers = await query({ ...range, metrics: ["hits"], filters: actorFilter("ai_crawler"), dimensions: ["event:agent"], order_by: [["hits", "desc"]] });
+    const agents = await query({ ...range, metrics: ["hits", "pageviews", "visitors"], filters: actorFilter("ai_agent"), dimensions: ["event:agent"] });
+    expect(ai.json.assistants.rows.map((r: { name: string; visitors: number }) => [r.name, r.visitors])).toEqual(assistants.map((r) => [r.dimensions[0], r.metrics[0]]));
+    expect(ai.json.assistants.visitors).toBe(1);
+    expect(ai.json.crawlers.rows.map((r: { name: string; hits: number }) => [r.name, r.hits])).toEqual(crawlers.map((r) => [r.dimensions[0], r.metrics[0]]));
+    expect(ai.json.crawlers.hits).toBe(3);
+    expect(ai.json.agents.rows.map((r: { name: string; fetches: number }) => [r.name, r.fetches])).toEqual(agents.map((r) => [r.dimensions[0], r.metrics[0]! + r.metrics[1]!]));
+    expect(ai.json.agents.fetches).toBe(1);
+    // Only the link's page: crawled 3 times, one visitor referred by an assistant; "/" is not in the segment.
+    expect(ai.json.crawl_to_referral).toEqual([{ page: "/pricing", crawled: 3, referred: 1, referred_pageviews: 1, never_referred: false }]);
+    expect(ai.json.agent_tasks).toMatchObject({ fetches: 1, status: null, error_share: { value: null }, top_paths: [{ page: "/pricing", fetches: 1 }] });
+    // The same link without filters: the owner's panel, status classes included.
+    const whole = await share({}, AI_SITE);
+    expect((await get(`/api/share/${whole.token}/ai?days=1`)).json).toEqual((await call(h.base, "GET", `/api/sites/${AI_SITE}/ai?days=1`, { headers: readKey })).json);
+  });
+
+  it("the counter counts the visitors with a row of the segment in the last 5 minutes, from one hub subscription", async () => {
+    const { token } = await share({ filters }, AI_SITE);
+    const before = h.gateway.live.stats.subscribers;
+    const counters = Array.from({ length: 5 }, () => subscribe(`${h.base}/api/share/${token}/counter/live`, {}));
+    await Promise.all(counters.map((c) => c.opened));
+    expect(counters.map((c) => c.status)).toEqual([200, 200, 200, 200, 200]);
+    const latest = (c: (typeof counters)[number]) => c.events.filter((e) => e.event === "count").at(-1)?.data.visitors;
+    await expect.poll(() => counters.every((c) => latest(c) !== undefined), { timeout: 5000 }).toBe(true);
+    expect(h.gateway.live.stats.subscribers - before).toBe(1);
+    // People (human and human_via_ai) with a /pricing row in the last 5 minutes: the query API's number.
+    const now = h.clock.now();
+    const recent = async () => (await query({ date_range: [new Date(now - 300_000).toISOString(), new Date(now).toISOString()], metrics: ["visitors"], filters: [...filters, ["is", "visit:actor", ["human", "human_via_ai"]]] }))[0]?.metrics[0] ?? 0;
+    const first = await recent();
+    expect(first).toBe(1);
+    expect(latest(counters[0]!)).toBe(first);
+    // A visit outside the segment changes nothing; one inside it counts within about a second (one engine count a second at most).
+    await visit("/", person(80), "", AI_SITE);
+    await visit("/pricing", person(81), "", AI_SITE);
+    const acked = Date.now();
+    await expect.poll(() => counters.every((c) => latest(c) === first + 1), { timeout: 5000 }).toBe(true);
+    expect(await recent()).toBe(first + 1);
+    for (const c of counters) {
+      expect(c.events.find((e) => e.event === "count" && e.data.visitors === first + 1)!.receivedAt - acked).toBeLessThan(2500);
+      expect(c.events.filter((e) => e.event === "count").every((e) => e.data.visitors <= first + 1)).toBe(true);
     }
+    for (const c of counters) c.close();
+    await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBe(before);
   });
 });
 
@@ -302,6 +383,64 @@ describe("live", () => {
     for (const c of counters) expect(c.events.find((e) => e.event === "count" && e.data.visitors === first + 1)!.receivedAt - acked).toBeLessThan(1000);
     for (const c of counters) c.close();
     await expect.poll(() => h.gateway.live.stats.subscribers, { timeout: 3000 }).toBe(before);
+  });
+});
+
+describe("the site's time zone", () => {
+  it("a shared view's days are the site's local days, as on the owner's view", async () => {
+    expect((await call(h.base, "PATCH", `/api/sites/${ZONED}`, { body: { time_zone: "America/New_York" }, headers: admin })).status).toBe(200);
+    const started = h.clock.now();
+    try {
+      // 22:00 on the 19th in New York (the 20th in UTC), then 01:00 on the 20th there.
+      h.clock.set("2026-11-20T03:00:00Z");
+      await visit("/late", person(60), "", ZONED);
+      h.clock.set("2026-11-20T06:00:00Z");
+      await visit("/early", person(61), "", ZONED);
+      const { token } = await share({}, ZONED);
+      for (const path of ["/stats?days=1", "/stats?days=7", "/stats?hours=24", "/breakdown?field=page&days=1", "/breakdown?field=page&days=7", "/goals?days=1", "/ai?days=1"]) {
+        const shared = await get(`/api/share/${token}${path}`);
+        const owner = await call(h.base, "GET", `/api/sites/${ZONED}${path}`, { headers: readKey });
+        expect(shared.status, path).toBe(200);
+        expect(shared.json, path).toEqual(owner.json);
+      }
+      // Today in New York holds only the visit after its midnight; in UTC both visits would be today's.
+      const today = (await get(`/api/share/${token}/stats?days=1`)).json;
+      expect(today).toMatchObject({ from: "2026-11-20", to: "2026-11-20", time_zone: "America/New_York", current: { visitors: 1 }, previous: { from: "2026-11-19", to: "2026-11-19", totals: { visitors: 1 } } });
+      expect((await get(`/api/share/${token}/breakdown?field=page&days=1`)).json.rows.map((r: { value: string }) => r.value)).toEqual(["/early"]);
+    } finally {
+      h.clock.set(started);
+    }
+  });
+});
+
+describe("a filtered link in a half-hour zone", () => {
+  it("reads the site's local days exactly: totals, previous window and each day of the series are the query API's", async () => {
+    expect((await call(h.base, "PATCH", `/api/sites/${HALF_HOUR}`, { body: { time_zone: "Asia/Kolkata" }, headers: admin })).status).toBe(200);
+    const started = h.clock.now();
+    try {
+      // 23:40 on the 14th in Kolkata (the window before), two at 23:50 on the 19th, one at 00:10 on the 20th.
+      for (const [at, n] of [["2026-11-14T18:10:00Z", 90], ["2026-11-19T18:20:00Z", 91], ["2026-11-19T18:20:00Z", 92], ["2026-11-19T18:40:00Z", 93]] as const) {
+        h.clock.set(at);
+        await visit("/edge", person(n), "", HALF_HOUR);
+      }
+      h.clock.set("2026-11-21T06:00:00Z"); // 11:30 on the 21st there
+      const filters = [["contains", "event:page", ["edge"]]];
+      const { token } = await share({ filters }, HALF_HOUR);
+      const stats = (await get(`/api/share/${token}/stats?days=7`)).json;
+      expect(stats).toMatchObject({ from: "2026-11-15", to: "2026-11-21", time_zone: "Asia/Kolkata" });
+      const ask = async (body: Record<string, unknown>) =>
+        (await call(h.base, "POST", "/api/v2/query", { body: { site_id: HALF_HOUR, metrics: ["visitors"], filters, ...body }, headers: readKey })).json.results as Array<{ dimensions: string[]; metrics: number[] }>;
+      const [now] = await ask({ date_range: ["2026-11-15", "2026-11-21"] });
+      const [before] = await ask({ date_range: ["2026-11-08", "2026-11-14"] });
+      expect([stats.current.visitors, stats.previous.totals.visitors]).toEqual([now!.metrics[0], before!.metrics[0]]);
+      expect([stats.current.visitors, stats.previous.totals.visitors]).toEqual([3, 1]);
+      const days = new Map((await ask({ date_range: ["2026-11-15", "2026-11-21"], dimensions: ["time:day"] })).map((r) => [r.dimensions[0], r.metrics[0]]));
+      const shown = stats.series.map((p: { visitors: number }, i: number) => [`2026-11-${15 + i}`, p.visitors]);
+      expect(shown).toEqual(["15", "16", "17", "18", "19", "20", "21"].map((d) => [`2026-11-${d}`, days.get(`2026-11-${d}`) ?? 0]));
+      expect(Object.fromEntries(shown)).toMatchObject({ "2026-11-19": 2, "2026-11-20": 1 });
+    } finally {
+      h.clock.set(started);
+    }
   });
 });
 

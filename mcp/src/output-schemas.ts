@@ -92,7 +92,7 @@ export const AiOutput = z.strictObject({
   agent_tasks: z
     .strictObject({
       fetches: Count,
-      status: z.strictObject({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count }).describe("Middleware hits by status class."),
+      status: z.strictObject({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count }).nullable().describe("Middleware hits by status class; null when not counted (a filtered shared link's panel)."),
       error_share: Derived.describe("(4xx + 5xx) / hits with a status."),
       top_paths: z.array(z.strictObject({ page: z.string(), fetches: Count })),
     })

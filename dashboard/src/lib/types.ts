@@ -77,7 +77,7 @@ export interface AiPanel {
   crawlers: { hits: number; rows: (Named & { hits: number })[] };
   agents: { fetches: number; rows: (Named & { fetches: number; visitors: number })[] };
   crawl_to_referral: { page: string; crawled: number; referred: number; referred_pageviews: number; never_referred: boolean }[];
-  agent_tasks: { fetches: number; status: Record<"2xx" | "3xx" | "4xx" | "5xx", number>; error_share: Derived; top_paths: { page: string; fetches: number }[] };
+  agent_tasks: { fetches: number; status: Record<"2xx" | "3xx" | "4xx" | "5xx", number> | null; error_share: Derived; top_paths: { page: string; fetches: number }[] };
 }
 export interface GoalsReport {
   goals: { id: number; name: string; created_at: string; conversions: number; visitors: number }[];

@@ -61,7 +61,7 @@ const ok = (schema: Schema.Top, description = "OK"): OperationResponse => ({ sta
 const SITE_ERRORS = [403, 404];
 const SHARE_TOKEN = { token: "The shared link's token (43 url-safe characters)." };
 const SHARED_READ =
-  "No account: the token is the credential. A link with a password needs `?access=` (from /unlock). The link's actor replaces `actor` (403 when another is asked); with fixed filters, stats, breakdowns and goals are answered by the query engine with the filters applied (the numbers of POST /api/v2/query with the same filters); the AI panel, the bot rule breakdown and the counter are not filterable (409).";
+  "No account: the token is the credential. A link with a password needs `?access=` (from /unlock). The link's actor replaces `actor` (403 when another is asked); with fixed filters, stats, breakdowns, goals, the AI panel (without HTTP status classes: `agent_tasks.status` null) and the counter's visitors now are answered by the query engine with the filters applied (the numbers of POST /api/v2/query with the same filters); the bot rule breakdown is not filterable (409).";
 const SHARED_ERRORS = [401, 403, 404, 409];
 const MAIL_TOKEN = { token: "The link's token, from the e-mail." };
 

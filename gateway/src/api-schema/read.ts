@@ -121,8 +121,10 @@ export const AiResponse = Schema.Struct({
   }),
   agent_tasks: Schema.Struct({
     fetches: Count,
-    status: Schema.Struct({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count }).annotate({ description: "Middleware hits by status class (script pageviews carry no status)." }),
-    error_share: Derived,
+    status: Schema.NullOr(Schema.Struct({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count })).annotate({
+      description: "Middleware hits by status class (script pageviews carry no status). Null on a shared link with fixed filters: its panel is counted by the query engine, whose rows keep no status.",
+    }),
+    error_share: Derived.annotate({ description: "(4xx + 5xx) / hits with a status; null when `status` is." }),
     top_paths: Schema.Array(Schema.Struct({ page: Schema.String, fetches: Count })),
   }).annotate({ description: "Agent task metrics, in place of a bounce rate (agents do not bounce). error_share = (4xx + 5xx) / hits with a status." }),
 }).annotate({ identifier: "AiPanel", description: "The AI Traffic panel. Each list is fixed to its actor, so `actor` does not apply." });

@@ -63,8 +63,10 @@ import { importRoutes } from "../routes/import.ts";
 import { streamsBody } from "../api-schema/operations.ts";
 import { shareRoutes } from "../routes/shares.ts";
 import { siteRoutes } from "../routes/sites.ts";
+import { filteredRecentVisitors } from "../shares/filtered-reads.ts";
 import { ShareStreams } from "../shares/share-streams.ts";
 import { existingShareIds } from "../storage/shares.ts";
+import { findSiteById } from "../storage/sites.ts";
 import { teamRoutes } from "../routes/team.ts";
 import { loadAdaptersPackage, loadTrackerAsset } from "../routes/tracker-asset.ts";
 import { SiteCache } from "../sites/site-cache.ts";
@@ -575,6 +577,12 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       const shareStreams = new ShareStreams({
         hub: live,
         recentVisitors: (siteId, windowMs) => lanes.get(siteId).recentVisitors(windowMs),
+        segmentVisitors: async (share, actors, windowMs) => {
+          // The engine reads rows from PostgreSQL: every acknowledged one is written first.
+          await flushRollups();
+          const site = await findSiteById(pool, share.site_id);
+          return site === null ? 0 : filteredRecentVisitors(engine, site, share.filters, actors, clock.now(), windowMs);
+        },
         existing: (ids) => existingShareIds(pool, ids),
         log,
       });

@@ -1,6 +1,6 @@
 // Reports and alerts, run on the periodic-task pattern (every minute) with the injected clock:
-// - reports: each confirmed recipient gets the last whole week (after Monday 00:00 UTC) or month (after the
-//   1st) once — the period is claimed in the database before sending, so two gateways never both send it,
+// - reports: each confirmed recipient gets the last whole week (after Monday 00:00) or month (after the 1st) of
+//   the site's time zone once — the period is claimed in the database before sending, so two gateways never both send it,
 //   and given back when the send fails, so the next run retries;
 // - alerts: a rule fires when its condition holds and its interval has passed since it last fired (claimed
 //   the same way: at most one alert per rule per interval), to its e-mail and/or its webhook; every attempt
@@ -11,7 +11,8 @@ import type { Logger } from "../log.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { outboundError, type Redact } from "../outbound/redact.ts";
 import type { RollupSource } from "../read/reports.ts";
-import { type AlertRuleRecord, type Frequency, claimAlert, claimReport, listAlertRules, recipientsDue, recordDelivery, releaseReport } from "../storage/notifications.ts";
+import { type AlertRuleRecord, type Frequency, claimAlert, claimReport, confirmedRecipients, listAlertRules, recordDelivery, releaseReport } from "../storage/notifications.ts";
+import { findSiteById } from "../storage/sites.ts";
 import type { Mailer } from "./mailer.ts";
 import { lastPeriod, renderReport, reportData } from "./report-mail.ts";
 import { postWebhook } from "./webhook.ts";
@@ -22,7 +23,7 @@ const PEOPLE = ["human", "human_via_ai"] as const;
 
 export interface NotifierDeps {
   readonly src: RollupSource;
-  /** The query engine (POST /api/v2/query's): the report's visits, bounce rate and visit duration. */
+  /** The query engine (POST /api/v2/query's): every figure of a report. */
   readonly engine: QueryEngine;
   readonly clock: Clock;
   /** Null when SVC_SMTP_URL is unset: no report goes out, e-mail alerts are skipped (and logged). */
@@ -59,13 +60,20 @@ export class Notifier {
 
   private async sendReports(frequency: Frequency, signal?: AbortSignal): Promise<void> {
     const { src, clock, mailer, log, publicUrl } = this.deps;
-    const period = lastPeriod(frequency, clock.now());
     const bySite = new Map<number, Promise<Awaited<ReturnType<typeof reportData>>>>();
-    for (const r of await recipientsDue(src.pool, frequency, period.key)) {
+    for (const r of await confirmedRecipients(src.pool, frequency)) {
       if (signal?.aborted) return;
-      if (!(await claimReport(src.pool, r.id, period.key, r.last_sent_period))) continue;
+      // Each site's last week or month ends at its own midnight: the period is the site's. Keys sort by time, so
+      // a site moved to a zone further west is not sent the week it already had.
+      const period = lastPeriod(frequency, clock.now(), r.time_zone);
+      if ((r.last_sent_period !== null && r.last_sent_period >= period.key) || !(await claimReport(src.pool, r.id, period.key, r.last_sent_period))) continue;
       try {
-        if (!bySite.has(r.site_id)) bySite.set(r.site_id, reportData(src, this.deps.engine, { id: r.site_id, domain: r.domain, name: r.site_name }, frequency, period));
+        if (!bySite.has(r.site_id)) {
+          bySite.set(r.site_id, findSiteById(src.pool, r.site_id).then((site) => {
+            if (site === null) throw new Error(`site ${r.site_id} is gone`);
+            return reportData(this.deps.engine, site, frequency, period);
+          }));
+        }
         const data = await bySite.get(r.site_id)!;
         const unsubscribe = `${publicUrl}/api/reports/unsubscribe/${r.unsubscribe_token}`;
         const mail = renderReport(data, { dashboard: `${publicUrl}/app/sites/${encodeURIComponent(r.domain)}`, unsubscribe });

@@ -1,110 +1,112 @@
-// The e-mail report of one site for one past period: last week (Monday to Sunday, UTC) or last month, against
-// the period just before it. Every number comes from the rollups through the read routes' own reports, so the
-// mail says what the dashboard says for the same days; visits, bounce rate and visit duration (per visit, which
-// the rollups do not keep) come from the query engine, as POST /api/v2/query answers them. Labels (paths, sources, assistant names) were written
-// by visitors: they pass core's displayLabel and are HTML-escaped, and none becomes a link.
-import { DAY_MS, displayLabel } from "@svc/core";
-import type { Derived } from "../api-schema/common.ts";
-import type { QueryEngine } from "../query/engine.ts";
+// The e-mail report of one site for one past period in the site's time zone: last week (Monday to Sunday there)
+// or last month, against the period just before it (as long, Plausible's previous_period). Every figure comes
+// from the query engine — the one behind POST /api/v2/query — over the period's local days, so the mail says
+// what the API says for the same date_range (reportQueries are those queries). The rollups keep UTC days and
+// per-hour visitors, which cannot give a distinct count over a local week. Labels (paths, sources, assistant
+// names) were written by visitors: they pass core's displayLabel and are HTML-escaped, and none becomes a link.
+import { addDays, displayLabel, monthStartDay, weekStartDay, zonedDay } from "@svc/core";
+import { type QueryEngine, change } from "../query/engine.ts";
 import { parseQuery } from "../query/request.ts";
-import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
-import { isoDay, readWindow } from "../read/window.ts";
 import type { Frequency } from "../storage/notifications.ts";
-import { findSiteById } from "../storage/sites.ts";
+import type { SiteRecord } from "../storage/sites.ts";
 
 const TOP = 5;
 
 export interface ReportPeriod {
   /** Names the period once: '2026-11-16' (the week starting that Monday) or '2026-10'. */
   readonly key: string;
+  /** The period's first and last local day (YYYY-MM-DD, both included). */
   readonly from: string;
   readonly to: string;
-  /** The last ms of the period and its length: the read window ending then. */
-  readonly endMs: number;
   readonly days: number;
+  readonly timeZone: string;
 }
 
-/** The last whole week or month before `nowMs` (UTC). */
-export function lastPeriod(frequency: Frequency, nowMs: number): ReportPeriod {
-  const today = nowMs - (nowMs % DAY_MS);
+/** The last whole week or month before `nowMs`, in `timeZone`'s days. */
+export function lastPeriod(frequency: Frequency, nowMs: number, timeZone: string): ReportPeriod {
+  const today = zonedDay(nowMs, timeZone);
   if (frequency === "weekly") {
-    const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * DAY_MS;
-    const start = monday - 7 * DAY_MS;
-    return { key: isoDay(start), from: isoDay(start), to: isoDay(monday - DAY_MS), endMs: monday - 1, days: 7 };
+    const from = addDays(weekStartDay(today), -7);
+    return { key: from, from, to: addDays(from, 6), days: 7, timeZone };
   }
-  const now = new Date(today);
-  const first = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1);
-  return { key: isoDay(start).slice(0, 7), from: isoDay(start), to: isoDay(first - DAY_MS), endMs: first - 1, days: Math.round((first - start) / DAY_MS) };
+  const to = addDays(monthStartDay(today), -1);
+  const from = monthStartDay(to);
+  return { key: from.slice(0, 7), from, to, days: Number(to.slice(8)), timeZone };
 }
+
+/** The tiles' metrics, asked of the engine in this order (its events are all script rows; the tile shows custom events). */
+const SUMMARY_METRICS = ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration", "views_per_visit", "events"] as const;
+type TileMetric = (typeof SUMMARY_METRICS)[number];
 
 export interface ReportData {
   readonly site: { readonly domain: string; readonly name: string | null };
   readonly frequency: Frequency;
   readonly period: ReportPeriod;
   readonly previous: { readonly from: string; readonly to: string };
-  readonly totals: { readonly visitors: number; readonly pageviews: number; readonly events: number; readonly views_per_visitor: number | null };
-  readonly change: Readonly<Record<"visitors" | "pageviews" | "events" | "views_per_visitor", Derived>>;
-  /** The query engine's visit metrics and their change against the previous period (whole percent; points for
-   *  the bounce rate), null when the previous period has no comparison. */
-  readonly visits: { readonly visits: number; readonly bounce_rate: number; readonly visit_duration: number; readonly change: readonly [number | null, number | null, number | null] };
-  readonly pages: ReadonlyArray<{ label: string; visitors: number; pageviews: number }>;
-  readonly sources: ReadonlyArray<{ label: string; visitors: number; pageviews: number }>;
+  /**
+   * Each tile's figure with its change against the previous period (Plausible's: whole percent, points for the
+   * bounce rate). `events` are custom events (the engine's events less its pageviews), as the dashboard counts them.
+   */
+  readonly tiles: Readonly<Record<TileMetric, { readonly value: number; readonly change: number | null }>>;
+  readonly pages: ReadonlyArray<{ label: string; visitors: number }>;
+  readonly sources: ReadonlyArray<{ label: string; visitors: number }>;
   readonly ai: { readonly assistantVisitors: number; readonly crawlerHits: number; readonly assistants: ReadonlyArray<{ name: string; visitors: number }>; readonly crawlers: ReadonlyArray<{ name: string; hits: number }> };
 }
 
-/** People's numbers (actor human, as the dashboard's default) and the AI panel of the period. */
-export async function reportData(src: RollupSource, engine: QueryEngine, site: { id: number; domain: string; name: string | null }, frequency: Frequency, period: ReportPeriod): Promise<ReportData> {
-  const w = readWindow(period.endMs, period.days, "human");
-  const [visits, stats, pages, sources, ai] = await Promise.all([
-    visitMetrics(src, engine, site.id, period),
-    statsReport(src.pool, site.id, "human", w),
-    breakdownReport(src, site.id, "human", w, "page", TOP),
-    breakdownReport(src, site.id, "human", w, "source", TOP),
-    aiReport(src, site.id, readWindow(period.endMs, period.days, "all"), TOP),
-  ]);
-  const row = (r: { label: string; visitors: number; pageviews?: number }) => ({ label: displayLabel(r.label, 80), visitors: r.visitors, pageviews: r.pageviews ?? 0 });
+const actors = (...actor: string[]) => [["is", "visit:actor", actor]];
+
+/**
+ * The report's queries as POST /api/v2/query takes them, over the period's local days. Without a visit:actor
+ * filter the engine counts actor human alone, the dashboard's default; the AI lines name their actors.
+ */
+export function reportQueries(domain: string, period: Pick<ReportPeriod, "from" | "to">) {
+  const base = { site_id: domain, date_range: [period.from, period.to] };
+  const top = (dimension: string, metric: string) => ({ dimensions: [dimension], order_by: [[metric, "desc"]], pagination: { limit: TOP } });
+  return {
+    summary: { ...base, metrics: [...SUMMARY_METRICS], include: { comparisons: { mode: "previous_period" } } },
+    pages: { ...base, metrics: ["visitors"], ...top("event:page", "visitors") },
+    sources: { ...base, metrics: ["visitors"], ...top("visit:source", "visitors") },
+    aiTotals: { ...base, metrics: ["visitors", "hits"], filters: actors("human_via_ai", "ai_crawler"), dimensions: ["visit:actor"] },
+    assistants: { ...base, metrics: ["visitors"], filters: actors("human_via_ai"), ...top("visit:assistant", "visitors") },
+    crawlers: { ...base, metrics: ["hits"], filters: actors("ai_crawler"), ...top("event:agent", "hits") },
+  };
+}
+
+/** The report of `site` for `period`, every figure one of reportQueries' answers. */
+export async function reportData(engine: QueryEngine, site: SiteRecord, frequency: Frequency, period: ReportPeriod): Promise<ReportData> {
+  const q = reportQueries(site.domain, period);
+  const ask = async (body: object) => (await engine.run(site, parseQuery(body))).results;
+  const [summary, pages, sources, aiTotals, assistants, crawlers] = await Promise.all([q.summary, q.pages, q.sources, q.aiTotals, q.assistants, q.crawlers].map(ask));
+  const row = summary![0];
+  const now = row?.metrics ?? SUMMARY_METRICS.map(() => 0);
+  const before = row?.comparison?.metrics ?? SUMMARY_METRICS.map(() => 0);
+  const at = (m: TileMetric) => SUMMARY_METRICS.indexOf(m);
+  const customEvents = (m: readonly number[]) => m[at("events")]! - m[at("pageviews")]!;
+  const tiles = Object.fromEntries(
+    SUMMARY_METRICS.map((m, i) => [m, m === "events" ? { value: customEvents(now), change: change("events", customEvents(now), customEvents(before)) } : { value: now[i]!, change: row?.comparison?.change[i] ?? null }]),
+  ) as ReportData["tiles"];
+  const byActor = new Map(aiTotals!.map((r) => [r.dimensions[0], r.metrics]));
+  const listed = (rows: typeof pages) => rows!.map((r) => ({ label: displayLabel(r.dimensions[0]!, 80), visitors: r.metrics[0]! }));
   return {
     site: { domain: site.domain, name: site.name },
     frequency,
     period,
-    previous: stats.previous,
-    totals: { visitors: stats.current.visitors, pageviews: stats.current.pageviews, events: stats.current.events, views_per_visitor: stats.current.views_per_visitor.value },
-    change: stats.change,
-    visits,
-    pages: pages.rows.map(row),
-    sources: sources.rows.map(row),
+    previous: { from: addDays(period.from, -period.days), to: addDays(period.from, -1) },
+    tiles,
+    pages: listed(pages),
+    sources: listed(sources),
     ai: {
-      assistantVisitors: ai.assistants.visitors,
-      crawlerHits: ai.crawlers.hits,
-      assistants: ai.assistants.rows.map((r) => ({ name: displayLabel(r.name, 80), visitors: r.visitors })),
-      crawlers: ai.crawlers.rows.map((r) => ({ name: displayLabel(r.name, 80), hits: r.hits })),
+      assistantVisitors: byActor.get("human_via_ai")?.[0] ?? 0,
+      crawlerHits: byActor.get("ai_crawler")?.[1] ?? 0,
+      assistants: assistants!.map((r) => ({ name: displayLabel(r.dimensions[0]!, 80), visitors: r.metrics[0]! })),
+      crawlers: crawlers!.map((r) => ({ name: displayLabel(r.dimensions[0]!, 80), hits: r.metrics[0]! })),
     },
   };
-}
-
-/** One query as POST /api/v2/query takes it: the period's visits, bounce rate and duration, against the one before. */
-export const visitsQuery = (domain: string, period: Pick<ReportPeriod, "from" | "to">) => ({
-  site_id: domain,
-  date_range: [period.from, period.to],
-  // No visit:actor filter: the engine counts actor human alone then, as the rest of this report does.
-  metrics: ["visits", "bounce_rate", "visit_duration"],
-  include: { comparisons: { mode: "previous_period" } },
-});
-
-async function visitMetrics(src: RollupSource, engine: QueryEngine, siteId: number, period: ReportPeriod): Promise<ReportData["visits"]> {
-  const site = await findSiteById(src.pool, siteId);
-  if (site === null) throw new Error(`site ${siteId} is gone`);
-  const row = (await engine.run(site, parseQuery(visitsQuery(site.domain, period)))).results[0];
-  const [visits = 0, bounce = 0, duration = 0] = row?.metrics ?? [];
-  const change = row?.comparison?.change ?? [null, null, null];
-  return { visits, bounce_rate: bounce, visit_duration: duration, change: [change[0] ?? null, change[1] ?? null, change[2] ?? null] };
 }
 
 const whole = new Intl.NumberFormat("en-US");
 const ratio = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 const num = (n: number | null) => (n === null ? "–" : Number.isInteger(n) ? whole.format(n) : ratio.format(n));
-const pct = (d: Derived) => (d.value === null ? "–" : `${d.value >= 0 ? "+" : "−"}${Math.round(Math.abs(d.value) * 1000) / 10}%`);
 /** A change the engine gave in whole percent, or in points for a rate. */
 const delta = (n: number | null, unit: "%" | " pts") => (n === null ? "–" : `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
 /** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m". */
@@ -125,20 +127,24 @@ export interface RenderedMail {
 export function renderReport(d: ReportData, links: { readonly dashboard: string; readonly unsubscribe: string }): RenderedMail {
   const name = d.site.name ?? d.site.domain;
   const what = d.frequency === "weekly" ? "Weekly" : "Monthly";
-  const span = `${d.period.from} – ${d.period.to} (UTC)`;
-  const subject = `${what} report for ${name}: ${num(d.totals.visitors)} visitors (${pct(d.change.visitors)})`;
-  // [label, value as read, change as read, whether the change is bad news]
-  const [visitsChange, bounceChange, durationChange] = d.visits.change;
-  const tile = (label: string, value: number | null, change: Derived): [string, string, string, boolean] => [label, num(value), pct(change), (change.value ?? 0) < 0];
+  const span = `${d.period.from} – ${d.period.to} (${d.period.timeZone})`;
+  const t = d.tiles;
+  const subject = `${what} report for ${name}: ${num(t.visitors.value)} visitors (${delta(t.visitors.change, "%")})`;
+  // [label, value as read, change as read, whether the change is bad news]. Tiles are inline blocks of 128 px
+  // that wrap: four a line in the 600 px mail, two on a 375 px phone (a table of four overflowed it by 48 px).
+  const tile = (label: string, metric: TileMetric, shown: (n: number) => string = num): [string, string, string, boolean] => {
+    const { value, change: c } = t[metric];
+    // A bounce rate going up is the bad news; its change is in points.
+    return metric === "bounce_rate" ? [label, `${value}%`, delta(c, " pts"), (c ?? 0) > 0] : [label, shown(value), delta(c, "%"), (c ?? 0) < 0];
+  };
   const tiles: Array<[string, string, string, boolean]> = [
-    tile("Visitors", d.totals.visitors, d.change.visitors),
-    ["Visits", num(d.visits.visits), delta(visitsChange, "%"), (visitsChange ?? 0) < 0],
-    tile("Pageviews", d.totals.pageviews, d.change.pageviews),
-    // A bounce rate going up is the bad news.
-    ["Bounce rate", `${d.visits.bounce_rate}%`, delta(bounceChange, " pts"), (bounceChange ?? 0) > 0],
-    ["Visit duration", duration(d.visits.visit_duration), delta(durationChange, "%"), (durationChange ?? 0) < 0],
-    tile("Views per visitor", d.totals.views_per_visitor, d.change.views_per_visitor),
-    tile("Events", d.totals.events, d.change.events),
+    tile("Visitors", "visitors"),
+    tile("Visits", "visits"),
+    tile("Pageviews", "pageviews"),
+    tile("Bounce rate", "bounce_rate"),
+    tile("Visit duration", "visit_duration", duration),
+    tile("Views per visit", "views_per_visit"),
+    tile("Events", "events"),
   ];
   const lists: Array<[string, string, ReadonlyArray<{ label: string; value: number }>]> = [
     ["Top pages", "Visitors", d.pages.map((p) => ({ label: p.label, value: p.visitors }))],
@@ -169,9 +175,9 @@ export function renderReport(d: ReportData, links: { readonly dashboard: string;
 <table role="presentation" width="600" cellpadding="0" cellspacing="0" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #dcdfe6;border-radius:10px">
 <tr><td style="padding:20px 24px 8px"><div style="font-size:13px;color:#555b66">${what} report · ${escape(span)}</div>
 <h1 style="margin:4px 0 0;font-size:22px">${escape(name)}</h1><div style="font-size:13px;color:#555b66">${escape(d.site.domain)} · compared with ${escape(d.previous.from)} – ${escape(d.previous.to)}</div></td></tr>
-<tr><td style="padding:8px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="8">
-${[tiles.slice(0, 4), tiles.slice(4)].map((line) => `<tr>${line.map(([label, value, change, bad]) => `<td style="background:#f0f1f5;border-radius:8px;padding:10px 12px;width:25%"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${value}</div><div style="font-size:12px;color:${bad ? "#b42318" : "#0f7a3d"}" data-change="${label.toLowerCase().replaceAll(" ", "_")}">${change}</div></td>`).join("")}</tr>`).join("\n")}
-</table></td></tr>
+<tr><td style="padding:8px 20px">
+${tiles.map(([label, value, change, bad]) => `<div style="display:inline-block;vertical-align:top;box-sizing:border-box;width:128px;margin:4px;background:#f0f1f5;border-radius:8px;padding:10px 12px"><div style="font-size:11px;text-transform:uppercase;color:#555b66">${label}</div><div style="font-size:22px;font-weight:700" data-metric="${label.toLowerCase().replaceAll(" ", "_")}">${value}</div><div style="font-size:12px;color:${bad ? "#b42318" : "#0f7a3d"}" data-change="${label.toLowerCase().replaceAll(" ", "_")}">${change}</div></div>`).join("")}
+</td></tr>
 ${lists
   .map(
     ([title, unit, rows]) => `<tr><td style="padding:8px 24px"><h2 style="font-size:15px;margin:8px 0">${title}</h2>

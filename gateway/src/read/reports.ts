@@ -190,8 +190,17 @@ export const operatorOf = (name: string): string | null => OPERATORS.get(name) ?
 
 export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow, limit: number): Promise<typeof AiResponse.Type> {
   const rows = await windowSums(src, `ai|${siteId}`, w.current, (span) => aiRollups(src.pool, siteId, span), (row) => `${row.slice}\u0000${row.value}`);
+  return aiPanel(siteId, w, rows.values(), limit, { statusKnown: true });
+}
+
+/**
+ * The AI panel made of its slices' rows (a slice's `total` row first), ranked and joined: the rollups' rows, or
+ * the query engine's for a filtered shared link (shares/filtered-reads.ts), whose rows carry no HTTP status —
+ * then `agent_tasks.status` is null and the error share unknown.
+ */
+export function aiPanel(siteId: number, w: ReadWindow, rows: Iterable<AiRow>, limit: number, options: { readonly statusKnown: boolean }): typeof AiResponse.Type {
   const slices = new Map<AiRow["slice"], AiRow[]>();
-  for (const r of rows.values()) {
+  for (const r of rows) {
     let list = slices.get(r.slice);
     if (!list) slices.set(r.slice, (list = []));
     list.push(r);
@@ -242,8 +251,8 @@ export async function aiReport(src: RollupSource, siteId: number, w: ReadWindow,
     crawl_to_referral: crawlToReferral,
     agent_tasks: {
       fetches: agentTotal.hits + agentTotal.pageviews,
-      status,
-      error_share: ratio(status["4xx"] + status["5xx"], statusHits, "observed"),
+      status: options.statusKnown ? status : null,
+      error_share: options.statusKnown ? ratio(status["4xx"] + status["5xx"], statusHits, "observed") : { value: null, basis: "observed" },
       top_paths: top(slice("agent_pages"), BY_FETCHES, limit).map((r) => ({ page: r.value, fetches: r.hits + r.pageviews })),
     },
   };

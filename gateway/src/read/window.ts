@@ -175,6 +175,16 @@ export function windowBuckets(window: ReadWindow, grain: "hour" | "day"): number
 }
 
 /**
+ * A window (its current or prior part) as the query engine's `date_range`: a days window's days exactly — the
+ * engine resolves them in the site's zone, so a half-hour zone's local day is not read from the UTC hour holding
+ * its midnight as the rollups must (zonedWindow) — and an hours window's hour buckets.
+ */
+export function engineWindowRange(w: ReadWindow, part: "current" | "prior"): readonly [string, string] {
+  if (w.hours === null) return part === "current" ? [w.from, w.to] : [w.previous.from, w.previous.to];
+  return engineDateRange(part === "current" ? w.current : w.prior);
+}
+
+/**
  * A span as the query engine's `date_range`: whole days `[from, to]`, or hour buckets as instants, the last
  * one through its 59th minute (a zoned days window's local days are such hour buckets).
  */

@@ -3,7 +3,7 @@
 import type pg from "pg";
 import type { ActorChoice } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
-import { type ReadWindow, engineDateRange } from "../read/window.ts";
+import { type ReadWindow, engineWindowRange } from "../read/window.ts";
 import { goalConversions, windowEcho } from "../read/reports.ts";
 import { type GoalRow, deleteGoal, insertGoal, listGoals } from "../storage/goals.ts";
 import type { QueryEngine } from "../query/engine.ts";
@@ -21,7 +21,7 @@ const GOAL_ID = /^\d{1,10}$/;
  */
 async function engineGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, filters: readonly Filter[]): Promise<Map<string, { conversions: number; visitors: number }>> {
   const answer = await engine.run(site, sharePlan(site.domain, filters, window.actors, {
-    date_range: engineDateRange(window.current),
+    date_range: engineWindowRange(window, "current"),
     metrics: ["visitors", "events"], dimensions: ["event:goal"],
   }));
   return new Map(answer.results.map((r) => [r.dimensions[0]!, { visitors: r.metrics[0]!, conversions: r.metrics[1]! }]));

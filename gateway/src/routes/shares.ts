@@ -20,8 +20,8 @@ import type { Logger } from "../log.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { queryWindow } from "../read/window.ts";
-import { filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
-import { checkShareFilters, notForFilteredLink } from "../shares/share-filters.ts";
+import { filteredAi, filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
+import { checkShareFilters } from "../shares/share-filters.ts";
 import { SHARE_TOKEN, generateShareToken, hashSharePassword, hashShareToken, issueShareAccess, shareAccessValid, verifySharePassword } from "../shares/share-secrets.ts";
 import type { ShareStreamKind, ShareStreams } from "../shares/share-streams.ts";
 import { restrictLive } from "../shares/share-streams.ts";
@@ -85,9 +85,8 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     return share.actor;
   }
 
-  const unfilteredOnly = (share: SharedSite, what: string) => {
-    if (share.filters.length > 0) throw notForFilteredLink(what);
-  };
+  /** The read's window in the site's zone, as the owner's reads resolve it (site-scope.ts). */
+  const windowOf = (share: SharedSite, q: { days?: number; hours?: number }, actor: ActorChoice) => queryWindow(clock.now(), q, actor, share.time_zone);
 
   /** The link's site, as the query engine reads it (its zone and retention). */
   async function siteOf(share: SharedSite): Promise<SiteRecord> {
@@ -174,9 +173,9 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }));
+        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }));
       }
-      return jsonResponse(200, await statsReport(pool, share.site_id, actor, queryWindow(clock.now(), q, actor)));
+      return jsonResponse(200, await statsReport(pool, share.site_id, actor, windowOf(share, q, actor)));
     })
     .on("GET /api/share/{token}/breakdown", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -186,18 +185,22 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: queryWindow(clock.now(), q, actor, site.time_zone) }, q.field, limit));
+        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }, q.field, limit));
       }
-      return jsonResponse(200, await breakdownReport(src, share.site_id, actor, queryWindow(clock.now(), q, actor), q.field, limit));
+      return jsonResponse(200, await breakdownReport(src, share.site_id, actor, windowOf(share, q, actor), q.field, limit));
     })
     .on("GET /api/share/{token}/ai", async ({ req, params, query }) => {
       const { share } = await open(req, params);
       // The panel is made of the other actors' numbers: not for a link restricted to one.
       if (share.actor !== null) throw new ApiError("forbidden", `this shared link shows only actor ${share.actor}`);
-      unfilteredOnly(share, "the AI Traffic panel");
       const q = query();
+      const limit = q.limit ?? DEFAULT_LIMIT;
       await deps.flushRollups();
-      return jsonResponse(200, await aiReport(src, share.site_id, queryWindow(clock.now(), q, "all"), q.limit ?? DEFAULT_LIMIT));
+      if (share.filters.length > 0) {
+        const site = await siteOf(share);
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all") }, limit));
+      }
+      return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), limit));
     })
     .on("GET /api/share/{token}/goals", async ({ req, params, query }) => {
       const { share } = await open(req, params);
@@ -205,7 +208,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const actor = actorOf(share, q.actor);
       await deps.flushRollups();
       const site = await siteOf(share);
-      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, queryWindow(clock.now(), q, actor, site.time_zone), share.filters));
+      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, windowOf(share, q, actor), share.filters));
     })
     .on("GET /api/share/{token}/live", async ({ req, params }) => {
       const { share } = await open(req, params);
@@ -215,8 +218,8 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     })
     .on("GET /api/share/{token}/counter/live", async ({ req, params }) => {
       const { share } = await open(req, params);
-      // "Visitors now" is the lanes' count of the last 5 minutes, not a query: a filtered link gets no counter.
-      unfilteredOnly(share, "the live counter");
+      // "Visitors now": the lane's count of the last 5 minutes, or for a filtered link the query engine's count
+      // of visitors with a matching row in them (share-streams.ts).
       return stream(share, "counter", null);
     });
 }

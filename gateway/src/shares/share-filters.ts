@@ -2,12 +2,10 @@
 // the ones POST /api/v2/query takes (issue 22). Checked when the link is made by the query engine's own parser
 // (query/request.ts) and its RE2 pattern check, so a link never stores filters the engine refuses.
 //
-// A filtered link's reads — totals, series and previous window; breakdowns; goals — are queries of the engine
-// with the link's filters and actor (filtered-reads.ts), so they equal POST /api/v2/query with the same
-// filters. Two reads stay unfiltered by nature and are refused for a filtered link (`notForFilteredLink`):
-// the AI panel (crawler and agent fetches and crawl-to-referral, rollup slices with no visit to filter) and
-// the counter's "visitors now" (the lanes' count of the last 5 minutes, not a query).
-import { ApiError } from "../errors.ts";
+// A filtered link's reads — totals, series and previous window; breakdowns; goals; the AI panel; the counter's
+// visitors now — are queries of the engine with the link's filters and actors (filtered-reads.ts), so they equal
+// POST /api/v2/query with the same filters. Two parts stay out: the bot rule breakdown (the rule is no column of
+// the engine's rows) and the AI panel's HTTP status classes (neither is the status: `agent_tasks.status` null).
 import type { QueryEngine } from "../query/engine.ts";
 import { type QueryPlan, parseQuery } from "../query/request.ts";
 
@@ -24,8 +22,4 @@ export async function checkShareFilters(engine: QueryEngine, domain: string, fil
 /** The link's filters and the read's actors, with the rest of a query (`filters` of `rest` are appended). */
 export function sharePlan(domain: string, linkFilters: readonly Filter[], actors: readonly string[], rest: Record<string, unknown>): QueryPlan {
   return parseQuery({ site_id: domain, ...rest, filters: [...linkFilters, ["is", "visit:actor", [...actors]]] });
-}
-
-export function notForFilteredLink(what: string): ApiError {
-  return new ApiError("conflict", `${what} cannot be limited to this shared link's fixed filters, so a filtered link does not show it`);
 }

@@ -3,7 +3,8 @@
 // people watching it: the relay restricts each delta to what the link may show once, then writes the same
 // text to every viewer, and recounts the counter's visitors once per delta for all its counters. So a link
 // embedded on a busy page costs the hub one sink and the lane one `recentVisitors` call per delta (≤ 2 a
-// second), not one per viewer. Streams per link are capped (MAX_STREAMS_PER_SHARE).
+// second), not one per viewer. A filtered link's counters count the segment's visitors by the query engine
+// instead, once for all of them and at most once a second. Streams per link are capped (MAX_STREAMS_PER_SHARE).
 //
 // Revocation: deleting a link ends its streams on this gateway at once (`revoke`), and a sweep every
 // REVOKE_SWEEP_MS asks the database which open links still exist, so a link deleted through another gateway
@@ -23,11 +24,20 @@ export const MAX_STREAMS_PER_SHARE = 1_000;
 export const RECENT_MS = 5 * 60_000;
 /** Whom the counter counts when the link names no actor: people (the script's visitors), not automation. */
 const PEOPLE = ["human", "human_via_ai"] as const;
+// A filtered link's count is a query-engine query (tens of ms on a day's rows, more under load): at most one a
+// second per link on this gateway, whatever the deltas (≤ 2 a second) and viewers — the count still follows an
+// event within about a second.
+export const SEGMENT_COUNT_GAP_MS = 1_000;
 
 export interface ShareStreamsDeps {
   readonly hub: LiveHub;
   /** Visitors per actor whose last row is at most `windowMs` old (the site lane's count). */
   readonly recentVisitors: (siteId: number, windowMs: number) => Promise<Record<string, number>>;
+  /**
+   * A filtered link's visitors now: those of `actors` with a row matching the link's filters at most `windowMs`
+   * old (the query engine's count, shares/filtered-reads.ts filteredRecentVisitors).
+   */
+  readonly segmentVisitors: (share: SharedSite, actors: readonly string[], windowMs: number) => Promise<number>;
   /** Of these link ids, those that still exist. */
   readonly existing: (ids: readonly number[]) => Promise<Set<number>>;
   readonly log: Logger;
@@ -155,19 +165,25 @@ class Relay {
     }
   }
 
+  /** The visitors now the link's counters show: the lane's count, or for a filtered link the engine's. */
+  private async count(): Promise<number> {
+    const actors = this.share.actor === null ? PEOPLE : [this.share.actor];
+    if (this.share.filters.length > 0) return this.deps.segmentVisitors(this.share, actors, RECENT_MS);
+    const recent = await this.deps.recentVisitors(this.share.site_id, RECENT_MS);
+    return actors.reduce((n, a) => n + (recent[a] ?? 0), 0);
+  }
+
   /** One count for all the link's counters; a delta arriving meanwhile asks for one more after it. */
   private recount(): void {
-    if (this.counters.size === 0) return;
+    if (this.counters.size === 0 || this.ended) return;
     if (this.counting) {
       this.countAgain = true;
       return;
     }
     this.counting = true;
-    this.deps
-      .recentVisitors(this.share.site_id, RECENT_MS)
-      .then((recent) => {
-        const actors = this.share.actor === null ? PEOPLE : [this.share.actor];
-        const visitors = actors.reduce((n, a) => n + (recent[a] ?? 0), 0);
+    const started = Date.now();
+    this.count()
+      .then((visitors) => {
         if (visitors !== this.lastCount) {
           this.lastCount = visitors;
           this.send(this.counters, sse("count", { visitors }));
@@ -175,11 +191,18 @@ class Relay {
       })
       .catch((error: unknown) => this.deps.log.warn("shared counter: recount failed", { share_id: this.share.id, error: String(error) }))
       .finally(() => {
-        this.counting = false;
-        if (this.countAgain) {
+        if (!this.countAgain) {
+          this.counting = false;
+          return;
+        }
+        this.countAgain = false;
+        const wait = this.share.filters.length > 0 ? Math.max(0, started + SEGMENT_COUNT_GAP_MS - Date.now()) : 0;
+        // Still `counting` while it waits, so deltas meanwhile only ask for this one count.
+        setTimeout(() => {
+          this.counting = false;
           this.countAgain = false;
           this.recount();
-        }
+        }, wait).unref();
       });
   }
 }

@@ -53,12 +53,12 @@ export async function unsubscribeRecipient(pool: pg.Pool, token: string): Promis
   return rows[0] ?? null;
 }
 
-/** Confirmed recipients of a frequency whose last report is not `period`, with their site. */
-export async function recipientsDue(pool: pg.Pool, frequency: Frequency, period: string): Promise<Array<RecipientRecord & { domain: string; site_name: string | null }>> {
+/** Every confirmed recipient of `frequency`, with its site's zone (which says which period is due). */
+export async function confirmedRecipients(pool: pg.Pool, frequency: Frequency): Promise<Array<RecipientRecord & { domain: string; site_name: string | null; time_zone: string }>> {
   const { rows } = await pool.query(
-    `select ${RECIPIENT.split(", ").map((c) => `r.${c}`).join(", ")}, s.domain, s.name as site_name from report_recipients r join sites s on s.id = r.site_id
-      where r.frequency = $1 and r.confirmed_at is not null and r.last_sent_period is distinct from $2 order by r.site_id, r.id`,
-    [frequency, period],
+    `select ${RECIPIENT.split(", ").map((c) => `r.${c}`).join(", ")}, s.domain, s.name as site_name, s.time_zone from report_recipients r join sites s on s.id = r.site_id
+      where r.frequency = $1 and r.confirmed_at is not null order by r.site_id, r.id`,
+    [frequency],
   );
   return rows;
 }

@@ -20,6 +20,8 @@ export interface SharedSite extends ShareRecord {
   domain: string;
   site_name: string | null;
   team_id: number;
+  /** The site's IANA zone: a shared view's days are the site's days, as on the owner's view. */
+  time_zone: string;
 }
 
 const COLUMNS = "s.id, s.site_id, s.password_hash, s.filters, s.actor, s.frame_origins, s.created_at";
@@ -49,7 +51,7 @@ export async function deleteShare(pool: pg.Pool, siteId: number, shareId: number
 export async function findSharedSite(pool: pg.Pool, tokenHash: Buffer): Promise<SharedSite | null> {
   const { rows } = await pool.query<SharedSite>({
     name: "svc_find_shared_site",
-    text: `select ${COLUMNS}, t.domain, t.name as site_name, t.team_id from shares s join sites t on t.id = s.site_id where s.token_hash = $1`,
+    text: `select ${COLUMNS}, t.domain, t.name as site_name, t.team_id, t.time_zone from shares s join sites t on t.id = s.site_id where s.token_hash = $1`,
     values: [tokenHash],
   });
   return rows[0] ?? null;
