@@ -60,6 +60,8 @@ export class SiteOwnership {
   /** Sites locked only to recount them (cluster/orphans.ts): no lane may take them meanwhile. */
   private readonly adopting = new Set<number>();
   private closing = false;
+  /** A heartbeat waiting for the session (busy with a commit or a recount's transaction): the next one skips its turn. */
+  private beating = false;
   private readonly heartbeat: NodeJS.Timeout;
   private lostListener: (sites: readonly number[]) => void = () => undefined;
   private readonly counts = { acquired: 0, denied: 0, released: 0, sessions_lost: 0, sites_lost: 0, fenced_writes: 0 };
@@ -89,7 +91,12 @@ export class SiteOwnership {
     this.pool.on("connect", (client) => client.on("end", () => this.ended(client as pg.PoolClient)));
     // A live gateway keeps its session from looking silent: a third of the timeout between heartbeats.
     this.heartbeat = setInterval(() => {
-      if (this.owned.size > 0) this.pool.query("select 1").catch(() => undefined);
+      if (this.owned.size === 0 || this.beating) return;
+      this.beating = true;
+      this.pool.query("select 1").then(
+        () => (this.beating = false),
+        () => (this.beating = false),
+      );
     }, Math.max(100, Math.floor(timeoutMs / 3)));
     this.heartbeat.unref();
   }
