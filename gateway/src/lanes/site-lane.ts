@@ -286,13 +286,17 @@ export class SiteLane {
       // rows, and today's recount is the visitor state: a visitor it saw counts once here.
       const started = performance.now();
       let rows = 0;
+      // The replacement's share is the time the owner session (every commit of this gateway) is busy with it.
+      let replaceMs = 0;
       for (const day of new Set([utcDayStart(now - HOUR_MS), dayStart])) {
         const recount = await recountDay(pool, this.siteId, day, { counts: true, batchRows }, this.deps.budget);
+        const replacing = performance.now();
         await this.deps.replaceDay(this.siteId, day, recount.counts);
+        replaceMs += performance.now() - replacing;
         rows += recount.rows;
         if (day === dayStart) recounted = recount;
       }
-      log.info("site taken over: rollups and state rebuilt from the raw rows", { site: this.siteId, rows, ms: Math.round(performance.now() - started) });
+      log.info("site taken over: rollups and state rebuilt from the raw rows", { site: this.siteId, rows, ms: Math.round(performance.now() - started), replace_ms: Math.round(replaceMs) });
     } else if (this.stale && this.state) {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
