@@ -12,6 +12,7 @@ import { repoRoot } from "./repo-root.ts";
 import { FAILED_CREDENTIALS_PER_WINDOW } from "./auth/failed-credentials.ts";
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_WRITE_STATEMENT_TIMEOUT_MS, type PoolLimits } from "./storage/pool-limits.ts";
 import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "./lanes/state-budget.ts";
+import { REPLAY_BATCH_ROWS } from "./rollups/day-rows.ts";
 import { redactUrlPasswords } from "./outbound/redact.ts";
 import { ConfigInvalid } from "@svc/core";
 
@@ -56,6 +57,8 @@ export interface GatewayConfig {
   readonly rollupFlushMs: number;
   /** A site lane that received no rows for this long is stopped and its visitor state released. */
   readonly laneIdleMs: number;
+  /** Rows of a day's replay (a rebuild, a takeover's recount) between two turns of the event loop (rollups/day-rows.ts). */
+  readonly replayBatchRows: number;
   /** Several gateways on one database (SVC_CLUSTER): site ownership by advisory lock, see cluster/ownership.ts; null = one gateway. */
   readonly cluster: ClusterConfig | null;
   /** Visitors (SVC_VISITOR_BUDGET) and values per dimension (SVC_VALUE_BUDGET) of one site's day held exactly. */
@@ -158,6 +161,7 @@ const ENTRIES = {
   // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
   SVC_LANE_IDLE_MS: entry(Config.Int("SVC_LANE_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
+  SVC_REPLAY_BATCH_ROWS: entry(Config.Int("SVC_REPLAY_BATCH_ROWS").pipe(Config.withDefault(REPLAY_BATCH_ROWS)), "an integer 100..1000000 (rows)", (n) => n >= 100 && n <= 1_000_000),
   SVC_CLUSTER: entry(Config.Boolean("SVC_CLUSTER").pipe(Config.withDefault(false)), "true or false (on/off, 1/0)"),
   SVC_GATEWAY_NAME: entry(optionalString("SVC_GATEWAY_NAME"), "1..40 letters, digits, '.', '_' or '-'", (n) => n === null || /^[\w.-]{1,40}$/.test(n)),
   // 5 s: a paused or dead gateway's sites move after about 5 s, while a live one heartbeats every 1.7 s. At 3 s
@@ -282,6 +286,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
     laneIdleMs: v.SVC_LANE_IDLE_MS,
+    replayBatchRows: v.SVC_REPLAY_BATCH_ROWS,
     cluster: v.SVC_CLUSTER ? { name: v.SVC_GATEWAY_NAME ?? `${os.hostname()}-${process.pid}`, ownerTimeoutMs: v.SVC_OWNER_TIMEOUT_MS } : null,
     stateBudget: { visitors: v.SVC_VISITOR_BUDGET, values: v.SVC_VALUE_BUDGET },
     failedCredentialsPerMinute: v.SVC_FAILED_CREDENTIALS_PER_CLIENT,

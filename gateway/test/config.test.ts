@@ -65,6 +65,8 @@ describe("gateway configuration", () => {
     ["SVC_LANE_IDLE_MS", "59999", "an integer 60000..604800000 (milliseconds)"],
     ["SVC_LANE_IDLE_MS", "604800001", "an integer 60000..604800000 (milliseconds)"],
     ["SVC_LANE_IDLE_MS", "a day", "an integer 60000..604800000 (milliseconds)"],
+    ["SVC_REPLAY_BATCH_ROWS", "99", "an integer 100..1000000 (rows)"],
+    ["SVC_REPLAY_BATCH_ROWS", "all", "an integer 100..1000000 (rows)"],
     ["SVC_CLUSTER", "maybe", "true or false (on/off, 1/0)"],
     ["SVC_GATEWAY_NAME", "gw 1", "1..40 letters, digits, '.', '_' or '-'"],
     ["SVC_OWNER_TIMEOUT_MS", "999", "an integer 1000..60000 (milliseconds)"],

@@ -48,6 +48,11 @@ export interface OwnershipStats {
   sites_lost: number;
   /** Writes refused because a site of theirs was not owned by the current session. */
   fenced_writes: number;
+  /**
+   * The latest a heartbeat came after it was due (ms): how long the event loop was held at that moment. Past
+   * SVC_OWNER_TIMEOUT_MS minus the heartbeat interval, PostgreSQL ends the session.
+   */
+  heartbeat_late_max_ms: number;
 }
 
 const NOT_OWNED: ReadonlySet<number> = new Set();
@@ -60,9 +65,11 @@ export class SiteOwnership {
   /** Sites locked only to recount them (cluster/orphans.ts): no lane may take them meanwhile. */
   private readonly adopting = new Set<number>();
   private closing = false;
+  /** A heartbeat waiting for the session (busy with a commit or a recount's transaction): the next one skips its turn. */
+  private beating = false;
   private readonly heartbeat: NodeJS.Timeout;
   private lostListener: (sites: readonly number[]) => void = () => undefined;
-  private readonly counts = { acquired: 0, denied: 0, released: 0, sessions_lost: 0, sites_lost: 0, fenced_writes: 0 };
+  private readonly counts = { acquired: 0, denied: 0, released: 0, sessions_lost: 0, sites_lost: 0, fenced_writes: 0, heartbeat_late_max_ms: 0 };
 
   constructor(private readonly options: OwnershipOptions) {
     const { timeoutMs } = options;
@@ -88,9 +95,21 @@ export class SiteOwnership {
     guardPool(this.pool, (line) => options.log.warn(line));
     this.pool.on("connect", (client) => client.on("end", () => this.ended(client as pg.PoolClient)));
     // A live gateway keeps its session from looking silent: a third of the timeout between heartbeats.
+    const every = Math.max(100, Math.floor(timeoutMs / 3));
+    let due = performance.now() + every;
     this.heartbeat = setInterval(() => {
-      if (this.owned.size > 0) this.pool.query("select 1").catch(() => undefined);
-    }, Math.max(100, Math.floor(timeoutMs / 3)));
+      const late = performance.now() - due;
+      due = performance.now() + every;
+      if (late > this.counts.heartbeat_late_max_ms) this.counts.heartbeat_late_max_ms = Math.round(late);
+      // Held for a whole interval: the session was two thirds of the way to being ended for silence.
+      if (late >= every && this.owned.size > 0) options.log.warn("the event loop held the owner heartbeat back", { late_ms: Math.round(late), timeout_ms: timeoutMs });
+      if (this.owned.size === 0 || this.beating) return;
+      this.beating = true;
+      this.pool.query("select 1").then(
+        () => (this.beating = false),
+        () => (this.beating = false),
+      );
+    }, every);
     this.heartbeat.unref();
   }
 

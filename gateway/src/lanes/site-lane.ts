@@ -42,6 +42,8 @@ export interface SiteLaneDeps {
   readonly faults: FaultInjector;
   /** Visitors and values per dimension of a day held exactly (state-budget.ts). */
   readonly budget: StateBudget;
+  /** Rows of a day's replay between two turns of the event loop (SVC_REPLAY_BATCH_ROWS). */
+  readonly replayBatchRows: number;
   /** Several gateways on one database: the site's lock, taken before the lane's first write; null = one gateway. */
   readonly ownership: LaneOwnership | null;
 }
@@ -270,7 +272,7 @@ export class SiteLane {
     const restored = this.restored;
     this.restored = null;
     const dayStart = utcDayStart(now);
-    const { pool, log, ownership } = this.deps;
+    const { pool, log, ownership, replayBatchRows: batchRows } = this.deps;
     let recounted: DayState & { rows: number } | null = null;
     if (ownership !== null && !ownership.owns(this.siteId)) {
       // Submissions computed before the site was lost must not commit under the new ownership.
@@ -284,18 +286,22 @@ export class SiteLane {
       // rows, and today's recount is the visitor state: a visitor it saw counts once here.
       const started = performance.now();
       let rows = 0;
+      // The replacement's share is the time the owner session (every commit of this gateway) is busy with it.
+      let replaceMs = 0;
       for (const day of new Set([utcDayStart(now - HOUR_MS), dayStart])) {
-        const recount = await recountDay(pool, this.siteId, day, { counts: true }, this.deps.budget);
+        const recount = await recountDay(pool, this.siteId, day, { counts: true, batchRows }, this.deps.budget);
+        const replacing = performance.now();
         await this.deps.replaceDay(this.siteId, day, recount.counts);
+        replaceMs += performance.now() - replacing;
         rows += recount.rows;
         if (day === dayStart) recounted = recount;
       }
-      log.info("site taken over: rollups and state rebuilt from the raw rows", { site: this.siteId, rows, ms: Math.round(performance.now() - started) });
+      log.info("site taken over: rollups and state rebuilt from the raw rows", { site: this.siteId, rows, ms: Math.round(performance.now() - started), replace_ms: Math.round(replaceMs) });
     } else if (this.stale && this.state) {
       // After a failed batch, a batch committed meanwhile may hold counts that assumed the failed rows:
       // recount that day from the raw rows and replace its rollups; the recount is also today's state.
       const stale = this.state.dayStart;
-      const recount = await recountDay(pool, this.siteId, stale, { counts: true }, this.deps.budget);
+      const recount = await recountDay(pool, this.siteId, stale, { counts: true, batchRows }, this.deps.budget);
       await this.deps.replaceDay(this.siteId, stale, recount.counts);
       if (stale === dayStart) recounted = recount;
     }
@@ -309,11 +315,11 @@ export class SiteLane {
       // A clean stop saved today's state: only rows committed after it are replayed (none, normally).
       restored.state.budget = this.deps.budget;
       restored.visits.budget = this.deps.budget;
-      const { rows } = await replayRows(pool, restored, restored.state.watermark + 1, { counts: false });
+      const { rows } = await replayRows(pool, restored, restored.state.watermark + 1, { counts: false, batchRows });
       log.info("site state restored from the last clean stop", { site: this.siteId, rows_after: rows, visitors: restored.state.visitors });
       recounted = { ...restored, rows: 0 };
     }
-    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false }, this.deps.budget));
+    const { state, visits, rows } = recounted ?? (await recountDay(pool, this.siteId, dayStart, { counts: false, batchRows }, this.deps.budget));
     if (rows > 0) log.info("site state rebuilt from today's rows", { site: this.siteId, rows, visitors: state.visitors });
     this.salt = salt;
     this.state = state;

@@ -377,6 +377,7 @@ export const lanesLayer = Layer.effect(
         log,
         faults: yield* FaultsService,
         budget: config.stateBudget,
+        replayBatchRows: config.replayBatchRows,
         loadSalt: (id, day) => saltForDay(pool, id, day),
         replaceDay,
         ownership:
@@ -396,7 +397,7 @@ export const lanesLayer = Layer.effect(
         log,
         now: clock.now,
         hasLane: (id) => registry.find(id) !== undefined,
-        recount: async (id, day) => replaceDay(id, day, (await recountDay(pool, id, day, { counts: true }, config.stateBudget)).counts),
+        recount: async (id, day) => replaceDay(id, day, (await recountDay(pool, id, day, { counts: true, batchRows: config.replayBatchRows }, config.stateBudget)).counts),
       });
       const mark = yield* Effect.tryPromise({ try: () => readRepairMark(pool), catch: (error) => error });
       yield* Effect.tryPromise({ try: () => setRepairMark(pool, clock.now() - (clock.now() % HOUR_MS) - HOUR_MS), catch: (error) => error });

@@ -4,6 +4,7 @@
 // A key the database refuses (a value too long for an index entry, a count out of range) must not hold back
 // every other key: when the one-statement upsert fails on data, the transaction is run again with the keys
 // upserted in halves under savepoints (src/writer/bisect-write.ts), and the refused keys are left out and returned.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { DAY_MS, storedText } from "@svc/core";
 import type pg from "pg";
 import { bisectWrite, isRefusedData, type Refused } from "../writer/bisect-write.ts";
@@ -48,7 +49,13 @@ export function rollupKey(siteId: number, bucket: number, actor: string, dim: st
  */
 export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour" | "day"): MergedRollup[] {
   const merged = new Map<string, MergedRollup>();
-  for (const d of deltas) {
+  addToMerge(merged, deltas, granularity, 0, deltas.length);
+  return mergedRows(merged);
+}
+
+function addToMerge(merged: Map<string, MergedRollup>, deltas: readonly RollupDelta[], granularity: "hour" | "day", from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const d = deltas[i]!;
     const bucket = granularity === "hour" ? d.hour : d.hour - (((d.hour % DAY_MS) + DAY_MS) % DAY_MS);
     const visitors = granularity === "hour" ? d.visitors_hour : d.visitors_day;
     // Values arrive in stored form from core's decoders; this keeps one upsert from touching a row twice if
@@ -59,11 +66,41 @@ export function mergeRollups(deltas: readonly RollupDelta[], granularity: "hour"
     if (row === undefined) merged.set(key, (row = { site_id: d.site_id, bucket, actor: d.actor, dim: d.dim, value, ...zeroCounts() }));
     addCounts(row, d, visitors);
   }
+}
+
+function mergedRows(merged: ReadonlyMap<string, MergedRollup>): MergedRollup[] {
   const rows: MergedRollup[] = [];
   for (const row of merged.values()) {
     if (row.pageviews !== 0 || row.events !== 0 || row.hits !== 0 || row.visitors !== 0) rows.push(row);
   }
   return rows.sort(compareRollupKeys);
+}
+
+/** Both rollup tables' rows of a set of deltas, each merged and sorted (mergeRollups). */
+interface MergedTables {
+  readonly hourly: readonly MergedRollup[];
+  readonly daily: readonly MergedRollup[];
+}
+
+const mergeTables = (deltas: readonly RollupDelta[]): MergedTables => ({ hourly: mergeRollups(deltas, "hour"), daily: mergeRollups(deltas, "day") });
+
+// A day's recount is merged before its transaction opens, MERGE_TURN deltas per turn of the event loop. A day of
+// 1,000,000 rows over 24 hours is 167,781 deltas: merged in one go inside the transaction it held the loop 0.8 s
+// at load average 4 and over 5 s at load 17, while the owner session sat idle in its transaction, which
+// `idle_in_transaction_session_timeout` (SVC_OWNER_TIMEOUT_MS) ends: the site was lost and rebuilt again. 10,000
+// deltas take ~25 ms at load 4. Sorting the merged keys (~25 ms for 168,000) stays in one piece.
+const MERGE_TURN = 10_000;
+
+async function mergeTablesInTurns(deltas: readonly RollupDelta[]): Promise<MergedTables> {
+  const hourly = new Map<string, MergedRollup>();
+  const daily = new Map<string, MergedRollup>();
+  for (let at = 0; at < deltas.length; at += MERGE_TURN) {
+    if (at > 0) await nextTurn();
+    const to = Math.min(deltas.length, at + MERGE_TURN);
+    addToMerge(hourly, deltas, "hour", at, to);
+    addToMerge(daily, deltas, "day", at, to);
+  }
+  return { hourly: mergedRows(hourly), daily: mergedRows(daily) };
 }
 
 function compareRollupKeys(a: MergedRollup, b: MergedRollup): number {
@@ -110,8 +147,10 @@ export type RefusedRollup = Refused<RollupDelta>;
 const UPSERT_SLICE = 5_000;
 
 async function upsert(client: pg.PoolClient, deltas: readonly RollupDelta[]): Promise<void> {
-  const hourly = mergeRollups(deltas, "hour");
-  const daily = mergeRollups(deltas, "day");
+  await upsertMerged(client, mergeTables(deltas));
+}
+
+async function upsertMerged(client: pg.PoolClient, { hourly, daily }: MergedTables): Promise<void> {
   for (let at = 0; at < Math.max(hourly.length, daily.length); at += UPSERT_SLICE) {
     await client.query({ ...UPSERT_ROLLUPS, values: upsertRollupValues(hourly.slice(at, at + UPSERT_SLICE), daily.slice(at, at + UPSERT_SLICE)) });
   }
@@ -138,22 +177,26 @@ async function upsertIsolated(client: pg.PoolClient, deltas: readonly RollupDelt
   return result.refused;
 }
 
-type Upsert = (deltas: readonly RollupDelta[]) => Promise<void>;
-
 /**
- * Runs `work` in a transaction with the one-statement upsert; if the database refuses its data, runs `work` again
- * in a new transaction with the upsert isolated per key. Returns the refused deltas (usually none).
+ * Runs `work` in a transaction whose `upsertAll` upserts `merged` (the merge of `deltas`) in slices; if the database
+ * refuses its data, runs `work` again in a new transaction whose `upsertAll` isolates each key. Returns the refused
+ * deltas (usually none).
  */
-async function withIsolatedRetry(pool: pg.Pool, work: (client: pg.PoolClient, upsertDeltas: Upsert) => Promise<void>): Promise<RefusedRollup[]> {
+async function withIsolatedRetry(
+  pool: pg.Pool,
+  deltas: readonly RollupDelta[],
+  merged: MergedTables,
+  work: (client: pg.PoolClient, upsertAll: () => Promise<void>) => Promise<void>,
+): Promise<RefusedRollup[]> {
   try {
-    await withTransaction(pool, (client) => work(client, (deltas) => upsert(client, deltas)));
+    await withTransaction(pool, (client) => work(client, () => upsertMerged(client, merged)));
     return [];
   } catch (error) {
     if (!isRefusedData(error)) throw error;
   }
   const refused: RefusedRollup[] = [];
   await withTransaction(pool, (client) =>
-    work(client, async (deltas) => {
+    work(client, async () => {
       refused.push(...(await upsertIsolated(client, deltas)));
     }),
   );
@@ -165,8 +208,8 @@ async function withIsolatedRetry(pool: pg.Pool, work: (client: pg.PoolClient, up
  * held in memory any more), in one transaction. Returns the deltas the database refused, which are not written.
  */
 export function writeRollups(pool: pg.Pool, deltas: readonly RollupDelta[], lagFromHour: number | null): Promise<RefusedRollup[]> {
-  return withIsolatedRetry(pool, async (client, upsertDeltas) => {
-    await upsertDeltas(deltas);
+  return withIsolatedRetry(pool, deltas, mergeTables(deltas), async (client, upsertAll) => {
+    await upsertAll();
     await client.query("update rollup_repair set from_hour = $1", [lagFromHour === null ? null : new Date(lagFromHour)]);
   });
 }
@@ -175,12 +218,12 @@ export function writeRollups(pool: pg.Pool, deltas: readonly RollupDelta[], lagF
  * Replaces one site's rollups of the UTC day starting at `dayStart` with `counts` (a recount of that day's
  * raw rows), in one transaction. Returns the counts the database refused, which are not written.
  */
-export function replaceDayRollups(pool: pg.Pool, siteId: number, dayStart: number, counts: readonly RollupDelta[]): Promise<RefusedRollup[]> {
+export async function replaceDayRollups(pool: pg.Pool, siteId: number, dayStart: number, counts: readonly RollupDelta[]): Promise<RefusedRollup[]> {
   const from = new Date(dayStart);
-  return withIsolatedRetry(pool, async (client, upsertDeltas) => {
+  return withIsolatedRetry(pool, counts, await mergeTablesInTurns(counts), async (client, upsertAll) => {
     await client.query("delete from rollup_hourly where site_id = $1 and bucket >= $2 and bucket < $3", [siteId, from, new Date(dayStart + DAY_MS)]);
     await client.query("delete from rollup_daily where site_id = $1 and bucket = $2::date", [siteId, from.toISOString().slice(0, 10)]);
-    await upsertDeltas(counts);
+    await upsertAll();
   });
 }
 
