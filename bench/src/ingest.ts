@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -11,7 +11,9 @@
 // perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces
 // the driver at R requests/s: on a box loaded by others the closed loop's throughput (and with it every per-event
 // cost: batch sizes, per-second work) moves with the load, while at one fixed rate below both builds' capacity
-// their CPU per event is the figure to compare.
+// their CPU per event is the figure to compare. `--bundle B` runs B (another checkout's gateway/dist/main.mjs)
+// instead of this checkout's: two benches started together, one per build, each at the same `--rate`, share the
+// same minutes of a loaded box, which alternating rounds do not.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -35,6 +37,7 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "1" },
     perf: { type: "boolean", default: false },
     rate: { type: "string" },
+    bundle: { type: "string" },
     "k6-scenario": { type: "string" },
   },
 });
@@ -182,7 +185,7 @@ async function main(): Promise<void> {
     // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
     const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
     const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
-    for (const which of order) runs[which] = await gateway(which === "this" ? undefined : args.against);
+    for (const which of order) runs[which] = await gateway(which === "this" ? args.bundle : args.against);
     const self = runs["this"]!;
     const other = runs["against"];
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
