@@ -43,7 +43,10 @@ function writeCorked(): void {
   const headers = response.headers;
   if (headers !== undefined) for (const k in headers) res.writeHeader(k, headers[k]!);
   if ("stream" in response) x.startStream(response);
-  else res.end(response.body ?? "", corkedClose);
+  else {
+    x.ended = true;
+    res.end(response.body ?? "", corkedClose);
+  }
 }
 
 /** One request and its answer: the request the router sees, and the uWS response's state. */
@@ -53,6 +56,9 @@ class UwsExchange implements HttpRequest {
   bodyStream: BodyStream | null = null;
   aborted = false;
   finished = false;
+  /** The response was ended (uWS then refuses any access to it). */
+  ended = false;
+  private address: string | null = null;
   /** A body arriving in several chunks (over ~512 KB, or a slow client); one chunk is `body` directly. */
   private chunks: Buffer[] | null = null;
   private size = 0;
@@ -65,11 +71,19 @@ class UwsExchange implements HttpRequest {
     readonly path: string,
     private readonly rawQuery: string,
     readonly headers: Readonly<Record<string, string>>,
-    readonly remoteAddress: string,
   ) {}
 
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /**
+   * Read from the socket when first asked (ingest behind a proxy trusted by hop count never asks); "" once the
+   * response is gone, when uWS no longer allows the read.
+   */
+  get remoteAddress(): string {
+    if (this.address === null) this.address = this.aborted || this.ended ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString("latin1");
+    return this.address;
   }
 
   finish(): void {
@@ -168,6 +182,7 @@ class UwsExchange implements HttpRequest {
     const close = () => {
       if (sink.closed) return;
       (sink as { closed: boolean }).closed = true;
+      this.ended = true;
       streams.delete(sink);
       for (const l of listeners) l();
       this.finish();
@@ -197,8 +212,7 @@ export const uwsTransport: HttpTransport = {
       const headers = collectHeaders(req);
       const path = req.getUrl();
       const rawQuery = req.getQuery() ?? "";
-      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString("latin1");
-      const x = new UwsExchange(server, res, method, path, rawQuery, headers, remoteAddress);
+      const x = new UwsExchange(server, res, method, path, rawQuery, headers);
       server.inFlight++;
 
       if (closing) {
