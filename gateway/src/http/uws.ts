@@ -4,9 +4,10 @@ import { BODY_METHODS, BodyStream, statusLine, type HttpRequest, type HttpRespon
 // Per request the transport used to make a headers callback, seven closures (finish, send, run, startStream, the
 // abort and data handlers, the cork callback) and a request object beside them. Now one object holds a request's
 // state and is the request the router sees; the two handlers uWS needs per request are its only closures, and
-// headers and responses go through module-level callbacks (`collectHeaders`, `writeCorked`). `npm run bench:http`
-// (a 202 after one microtask, 6,000 requests/s, 4 rounds alternated, load average 17–22): 21.8 → 19.5 µs of CPU a
-// request (median), against 15.0 for the bare uWebSockets.js app: the transport's own share 6.3 → 4.8 µs.
+// headers and responses go through module-level callbacks (`collectHeaders`, `writeCorked`), and the peer's
+// address is read only when asked. `npm run bench:http` (a 202 after one microtask, 6,000 requests/s, 6 rounds
+// alternated, load average 11–13): 21.4 → 16.9 µs of CPU a request (medians), against 14.3 for the bare
+// uWebSockets.js app: the transport's own share 7.1 → 2.6 µs.
 
 /** uWS gives the method lower-case; the router compares upper-case. Known methods without a new string each. */
 const UPPER_METHODS: Readonly<Record<string, string>> = { get: "GET", post: "POST", put: "PUT", patch: "PATCH", delete: "DELETE", options: "OPTIONS", head: "HEAD" };
