@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -8,7 +8,12 @@
 // machines and minutes here, the ratio of one run much less. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
 // `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
-// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts).
+// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces
+// the driver at R requests/s: on a box loaded by others the closed loop's throughput (and with it every per-event
+// cost: batch sizes, per-second work) moves with the load, while at one fixed rate below both builds' capacity
+// their CPU per event is the figure to compare. `--bundle B` runs B (another checkout's gateway/dist/main.mjs)
+// instead of this checkout's: two benches started together, one per build, each at the same `--rate`, share the
+// same minutes of a loaded box, which alternating rounds do not.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -31,6 +36,8 @@ const { values: args } = parseArgs({
     against: { type: "string" },
     rounds: { type: "string", default: "1" },
     perf: { type: "boolean", default: false },
+    rate: { type: "string" },
+    bundle: { type: "string" },
     "k6-scenario": { type: "string" },
   },
 });
@@ -44,6 +51,7 @@ if (args["k6-scenario"]) {
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const rounds = Number(args.rounds);
+const pace = args.rate === undefined ? undefined : Number(args.rate);
 // perf needs named JavaScript frames: V8 writes /tmp/perf-<pid>.map for it.
 if (args.perf) process.env.SVC_NODE_OPTIONS = `${process.env.SVC_NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
 // The profile skips the first and last 2 s of the load (start-up, the last commits).
@@ -73,7 +81,7 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
     });
     child.once("exit", (code) => reject(new Error(`the ceiling server exited (${code}) before listening`)));
   });
-  const load = await driveScenario(port, scenario, duration, connections);
+  const load = await driveScenario(port, scenario, duration, connections, pace);
   child.kill("SIGTERM");
   return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
 }
@@ -101,7 +109,7 @@ async function gateway(bundle?: string) {
   const profile = args.perf
     ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
     : null;
-  const load = await driveScenario(gw.port, scenario, duration, connections);
+  const load = await driveScenario(gw.port, scenario, duration, connections, pace);
   const samples = await profile;
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
@@ -170,14 +178,14 @@ const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
 const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
 
 async function main(): Promise<void> {
-  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests${args.ceiling ? ", ceiling first" : ""}${args.against ? `, against ${args.against}` : ""}`);
+  console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests${pace ? `, paced at ${pace} requests/s` : ""}${args.ceiling ? ", ceiling first" : ""}${args.against ? `, against ${args.against}` : ""}`);
   const results = [];
   for (let round = 0; round < rounds; round++) {
     const top = args.ceiling ? await ceiling() : undefined;
     // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
     const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
     const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
-    for (const which of order) runs[which] = await gateway(which === "this" ? undefined : args.against);
+    for (const which of order) runs[which] = await gateway(which === "this" ? args.bundle : args.against);
     const self = runs["this"]!;
     const other = runs["against"];
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

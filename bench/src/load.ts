@@ -52,7 +52,12 @@ export function completeResponse(data: Buffer): { status: number; end: number } 
   return { status, end: headEnd + 4 };
 }
 
-export async function driveScenario(port: number, scenario: readonly ScenarioRequest[], duration: number, connections: number): Promise<LoadResult> {
+/**
+ * `requestsPerS` paces the requests (open loop, all connections together) instead of sending each as soon as
+ * the previous answer came: at one fixed rate two builds do the same work per second, so their CPU per event
+ * compares without the throughput of a loaded box in it (`npm run bench -- --rate N`).
+ */
+export async function driveScenario(port: number, scenario: readonly ScenarioRequest[], duration: number, connections: number, requestsPerS?: number): Promise<LoadResult> {
   const requests = scenario.map((r) => ({ bytes: serialise(port, r), rows: r.rows }));
   let next = 0;
   let accepted = 0;
@@ -69,6 +74,7 @@ export async function driveScenario(port: number, scenario: readonly ScenarioReq
     latencies[completed++] = ms;
   };
   const started = performance.now();
+  let paced = 0;
   const deadline = started + duration * 1000;
 
   const connection = () =>
@@ -77,10 +83,19 @@ export async function driveScenario(port: number, scenario: readonly ScenarioReq
       socket.setNoDelay(true);
       let buffered: Buffer = Buffer.alloc(0);
       let current: { rows: number; sentAt: number } | null = null;
-      const send = () => {
-        if (performance.now() >= deadline) {
+      const send = (): void => {
+        const now = performance.now();
+        if (now >= deadline) {
           socket.end();
           return;
+        }
+        if (requestsPerS !== undefined) {
+          const due = started + (1000 * paced) / requestsPerS;
+          if (due > now) {
+            setTimeout(send, due - now);
+            return;
+          }
+          paced++;
         }
         const r = requests[next++ % requests.length]!;
         current = { rows: r.rows, sentAt: performance.now() };

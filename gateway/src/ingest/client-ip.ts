@@ -55,14 +55,20 @@ export function peerIsTrusted(socketAddress: string, trust: TrustProxy): boolean
   return trust.hops > 0;
 }
 
-export function clientIp(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string | null {
-  if (!forwardedFor || !peerIsTrusted(socketAddress, trust)) return addressOfEntry(socketAddress);
+/**
+ * `peer` is the TCP peer's address, or the request: its `remoteAddress` is then read only when needed (the
+ * uWebSockets.js transport reads it from the socket when asked, `http/uws.ts`).
+ */
+export function clientIp(peer: string | { readonly remoteAddress: string }, forwardedFor: string | undefined, trust: TrustProxy): string | null {
   // One proxy hop in front (the usual setup): the header's one entry is the client, read without building the
-  // chain's arrays (every /api/event goes through here).
-  if (trust.networks === null && trust.hops >= 1 && !forwardedFor.includes(",")) {
+  // chain's arrays or the peer's address (every /api/event goes through here).
+  if (forwardedFor && trust.networks === null && trust.hops >= 1 && !forwardedFor.includes(",")) {
     const entry = forwardedFor.trim();
-    return addressOfEntry(entry === "" ? socketAddress : entry);
+    if (entry !== "") return addressOfEntry(entry);
   }
+  const socketAddress = typeof peer === "string" ? peer : peer.remoteAddress;
+  if (!forwardedFor || !peerIsTrusted(socketAddress, trust)) return addressOfEntry(socketAddress);
+  if (trust.networks === null && trust.hops >= 1 && !forwardedFor.includes(",")) return addressOfEntry(socketAddress);
   const chain = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean);
   if (trust.networks !== null) {
     for (let i = chain.length - 1; i >= 0; i--) if (!inNetworks(trust.networks, chain[i]!)) return addressOfEntry(chain[i]!);

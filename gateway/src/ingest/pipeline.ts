@@ -159,7 +159,7 @@ export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[])
 // (32 requests per commit, CPU time): three promises and their microtask turns.
 
 export function ingestEvent(req: HttpRequest, deps: IngestDeps): Promise<void> {
-  const ip = clientIp(req.remoteAddress, req.headers["x-forwarded-for"], deps.trustProxy);
+  const ip = clientIp(req, req.headers["x-forwarded-for"], deps.trustProxy);
   // Before parsing: a flood costs one bucket lookup per request, not a JSON parse.
   deps.limits.event(ip);
   const event = decodeEvent(parseJson(req.body), deps.counters);

@@ -23,14 +23,15 @@ const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.hea
 // ServerHitsBody: core/src/schema), not by `body()`: the per-client rate limit comes before parsing, a rejection
 // is counted, and /api/event answers its errors with CORS headers.
 export function ingestRoutes(routes: OperationRoutes, deps: IngestDeps): void {
+  // A rejection before the lane is thrown, one after it rejects the promise: both are answered the same way
+  // (one function for the route, not a closure per request).
+  const rejected = (error: unknown): HttpResponse => {
+    countRejection(deps, error);
+    return withCors(errorResponse(error));
+  };
   routes
     .on("OPTIONS /api/event", () => ({ status: 204, headers: EVENT_CORS }))
     .on("POST /api/event", ({ req }) => {
-      // A rejection before the lane is thrown, one after it rejects the promise: both are answered the same way.
-      const rejected = (error: unknown): HttpResponse => {
-        countRejection(deps, error);
-        return withCors(errorResponse(error));
-      };
       try {
         return ingestEvent(req, deps).then(eventAccepted, rejected);
       } catch (error) {

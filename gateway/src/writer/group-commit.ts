@@ -107,6 +107,8 @@ export class GroupCommitWriter {
   /** Hands rows over; suspends while the backlog is full so actors' mailboxes absorb the pressure. */
   submit(submission: Submission): Effect.Effect<void> {
     this.options.pending.add(submission, submission.hour);
+    // Room in the queue (nearly always): offered now, no Queue.offer effect to run (~0.2 µs a turn alone).
+    if (Queue.offerUnsafe(this.queue, submission)) return Effect.void;
     return Effect.asVoid(Queue.offer(this.queue, submission));
   }
 
@@ -116,9 +118,8 @@ export class GroupCommitWriter {
    * submission (measured: 1.2 rows a submission without the wait, one submission a batch with it).
    */
   awaitCapacity(): Effect.Effect<void> {
-    return Effect.suspend(() =>
-      this.running.size < this.options.inFlight ? Effect.void : Effect.promise(() => Promise.race(this.running.values())),
-    );
+    // Decided when called (the lane yields it at once): no Effect.suspend to run per lane turn.
+    return this.running.size < this.options.inFlight ? Effect.void : Effect.promise(() => Promise.race(this.running.values()));
   }
 
   /** Start of the UTC hour of the oldest row handed over and not yet committed, or null. */
