@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { post } from "../../gateway/test/support/harness.ts";
 import { pageJsWeight } from "../scripts/js-weight.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { type Stack, startStack } from "./support/stack.ts";
 import { visitorUa } from "./support/traffic.ts";
 
@@ -74,12 +75,13 @@ it.each([
   ["dark", { dark: true }],
   ["375px", { mobile: true }],
 ] as const)("screenshot of the map (%s)", async (name, options) => {
-  const { page } = await stack.open(options);
+  const { page } = await stack.open({ ...options, bypassCSP: true });
   await stack.signIn(page);
   await page.goto(`/app/sites/${DOMAIN}`);
   const card = page.getByTestId("breakdown-country");
   await card.getByTestId("country-map-toggle").click();
   await card.locator('path[data-code="DE"][role="button"]').waitFor();
   if (name === "375px") expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(page)).toEqual([]);
   await card.screenshot({ path: join(SHOTS, `country-map-${name}.png`) });
 });

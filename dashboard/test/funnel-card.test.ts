@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { bearer, call, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { type Stack, startStack } from "./support/stack.ts";
 import { apiJson, pageview, visitorUa } from "./support/traffic.ts";
 
@@ -44,7 +45,7 @@ afterAll(async () => {
 const cardVisitors = (page: Page) => page.getByTestId("funnel-card").locator('tbody [data-col="visitors"]').allTextContents();
 
 it("a funnel defined in the settings shows the funnel route's numbers on the site view, and follows an edit", async () => {
-  const { page, errors } = await stack.open();
+  const { page, errors } = await stack.open({ bypassCSP: true });
   await stack.signIn(page);
   await page.goto(`/app/sites/${DOMAIN}`);
   // No funnel yet: the card says where to define one.
@@ -64,6 +65,7 @@ it("a funnel defined in the settings shows the funnel route's numbers on the sit
   const [funnel] = (await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/funnels`)).funnels;
   expect(funnel).toMatchObject({ name: "Pricing to signup", steps: [{ page_path: "/" }, { page_path: "/pricing" }, { goal: "Signup" }] });
   await page.screenshot({ path: join(SHOTS, "funnel-settings.png"), fullPage: true });
+  expect(await seriousViolations(page)).toEqual([]);
 
   await page.goto(`/app/sites/${DOMAIN}`);
   await expect.poll(() => cardVisitors(page), { timeout: 20_000 }).toEqual(EXPECTED.map(String));
@@ -99,12 +101,13 @@ it.each([
   ["dark", { dark: true }],
   ["375px", { mobile: true }],
 ] as const)("screenshot of the funnel card (%s)", async (name, options) => {
-  const { page } = await stack.open(options);
+  const { page } = await stack.open({ ...options, bypassCSP: true });
   await stack.signIn(page);
   await page.goto(`/app/sites/${DOMAIN}`);
   await expect.poll(() => cardVisitors(page), { timeout: 20_000 }).toEqual(["5", "2"]);
   const card = page.getByTestId("funnel-card");
   // At 375 px the card fits the screen: nothing scrolls sideways.
   if (name === "375px") expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(page)).toEqual([]);
   await card.screenshot({ path: join(SHOTS, `funnel-card-${name}.png`) });
 });
