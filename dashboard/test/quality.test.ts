@@ -1,12 +1,10 @@
 // Every page in light, dark and at 375 px: no serious or critical axe-core violations, nothing wider than
 // the phone, and a screenshot of each under dashboard/screenshots/ (git-ignored) to look at by eye.
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SITE_VIEW_JS_BUDGET_BYTES, pageJsWeight } from "../scripts/js-weight.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
 import { crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
@@ -28,10 +26,8 @@ const VARIANTS = [
 ] as const;
 
 let stack: Stack;
-let axeSource: string;
 let signedIn: Awaited<ReturnType<import("playwright-core").BrowserContext["storageState"]>>;
 beforeAll(async () => {
-  axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   stack = await startStack({ sites: [DOMAIN] });
   const paths = ["/", "/pricing", "/blog/a-rather-long-article-title-that-wraps-on-small-screens", "/docs"];
   for (let n = 0; n < 12; n++) await pageview(stack.gateway.base, DOMAIN, paths[n % paths.length]!, visitorUa(n), n % 3 === 0 ? { r: "https://chatgpt.com/" } : { r: "https://news.ycombinator.com/" });
@@ -44,15 +40,6 @@ beforeAll(async () => {
   await context.close();
 });
 afterAll(() => stack?.close());
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    return axe.run(document, { resultTypes: ["violations"] });
-  });
-  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe.each(VARIANTS)("$name", (variant) => {
   it.each(PAGES)("$name: no serious or critical axe violation, fits the viewport, screenshot saved", async (p) => {

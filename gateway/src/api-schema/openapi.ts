@@ -112,7 +112,7 @@ export function buildOpenApiDocument(version: string): Json {
         "Errors are JSON `{error, details?}`. Operations marked x-svc-session-only refuse API keys with 403; those marked x-svc-scope: admin refuse read-only API keys with 403.",
     },
     servers: [{ url: "/" }],
-    tags: ["ingest", "public", "auth", "sites", "goals", "read", "team"].map((name) => ({ name })),
+    tags: ["ingest", "public", "auth", "sites", "goals", "funnels", "read", "team"].map((name) => ({ name })),
     paths,
     components: {
       schemas: multi.definitions,

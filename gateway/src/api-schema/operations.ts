@@ -13,6 +13,7 @@ import { QueryBody, QueryResponse } from "./query.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
+import { CreateFunnel, Funnel, FunnelList, FunnelResult, FunnelResultQuery, PatchFunnel } from "./funnels.ts";
 import { AlertList, CreateAlertRule, CreatedAlertRule, CreateRecipient, Recipient, RecipientList } from "./notifications.ts";
 import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
@@ -136,6 +137,27 @@ const DEFINED = [
   {
     method: "DELETE", path: "/api/sites/{id}/goals/{goalId}", tag: "goals", security: "admin", summary: "Delete a goal (its events remain)",
     pathParams: { ...SITE_ID, goalId: "The goal's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
+  },
+  // Funnels (routes/funnels.ts)
+  { method: "GET", path: "/api/sites/{id}/funnels", tag: "funnels", security: "credential", summary: "The site's funnels", pathParams: SITE_ID, responses: [ok(FunnelList)], errors: SITE_ERRORS },
+  {
+    method: "POST", path: "/api/sites/{id}/funnels", tag: "funnels", security: "admin", summary: "Define a funnel: 2 to 8 ordered steps, each a page pattern or a goal",
+    description: "Each step is {page_path} (Plausible's wildcards: `*` any characters but `/`, `**` any) or {goal} (the name of one of the site's goals; 400 naming the step otherwise). 409 when the site has a funnel of that name.",
+    pathParams: SITE_ID, body: CreateFunnel, responses: [{ status: 201, description: "Created.", schema: Funnel }], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "PATCH", path: "/api/sites/{id}/funnels/{funnelId}", tag: "funnels", security: "admin", summary: "Rename a funnel or replace its steps",
+    pathParams: { ...SITE_ID, funnelId: "The funnel's id." }, body: PatchFunnel, responses: [ok(Funnel)], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "DELETE", path: "/api/sites/{id}/funnels/{funnelId}", tag: "funnels", security: "admin", summary: "Delete a funnel (the events stay)",
+    pathParams: { ...SITE_ID, funnelId: "The funnel's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/sites/{id}/funnels/{funnelId}/result", tag: "funnels", security: "credential", summary: "A funnel over the window: visitors reaching each step within a visit, conversion and drop-off",
+    description:
+      "Computed by the query engine over the rows POST /api/v2/query reads for the same `date_range` (echoed), actor (a visit:actor filter) and `filters`. A visit reaches step 1 at its first row matching it, and each later step at its first matching row after the previous step's; a step's visitors are the distinct visitors with such a visit. Visits as the query API's (30 minutes without a row ends one; never across 00:00 UTC).",
+    pathParams: { ...SITE_ID, funnelId: "The funnel's id." }, query: FunnelResultQuery, responses: [ok(FunnelResult)], errors: SITE_ERRORS,
   },
   // Read routes (routes/read.ts)
   {

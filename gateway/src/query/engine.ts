@@ -18,7 +18,7 @@ import { listGoals } from "../storage/goals.ts";
 import { type DayFiles, daysBetween } from "../parquet/day-files.ts";
 import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain, timeLabels } from "./date-range.ts";
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
-import { buildQuery, opensActors, type QueryGoal } from "./sql.ts";
+import { buildQuery, opensActors, type QueryGoal, type SqlContext } from "./sql.ts";
 import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
 import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
@@ -127,9 +127,36 @@ export class QueryEngine {
     }
   }
 
-  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+  run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+    return this.guarded(() => this.answer(site, plan));
+  }
+
+  /**
+   * `use` over the enriched rows (visit columns included) of the plan's date range, loaded as a query's are,
+   * with the site's goals: for answers beside the query API's own (query/funnel.ts).
+   */
+  overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>): Promise<T> {
+    return this.guarded(async () => {
+      const timeZone = siteTimeZone(site);
+      const now = this.options.now();
+      const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
+      const goals = await siteGoals(this.options.pool, site.id);
+      const connection = await this.db.connect();
+      const scratch: string[] = [];
+      try {
+        await checkPatterns(connection, plan);
+        const relation = await this.loadChecked(connection, site.id, [range], now, scratch, true);
+        return await use(connection, { plan, range, timeZone, grain: null, goals, relation });
+      } finally {
+        connection.closeSync();
+        await Promise.all(scratch.map((f) => rm(f, { force: true })));
+      }
+    });
+  }
+
+  private async guarded<T>(answer: () => Promise<T>): Promise<T> {
     try {
-      return await this.answer(site, plan);
+      return await answer();
     } catch (error) {
       // Past memory_limit DuckDB gives up on the statement: a 503 that says so, not a 500.
       if (error instanceof Error && error.message.startsWith("Out of Memory Error")) {
@@ -162,24 +189,7 @@ export class QueryEngine {
     try {
       await checkPatterns(connection, plan);
       const ranges = [range, ...(compared ? [compared] : [])];
-      const visits = readsVisits(plan);
-      let loaded = await this.load(connection, site.id, ranges, now, scratch, true, visits);
-      try {
-        await connection.run(`select count(*) from ${loaded.relation}`);
-      } catch (error) {
-        // A Parquet file DuckDB cannot read (truncated, damaged): drop the site's files of these days, so the
-        // background job writes them again, and answer this query from PostgreSQL.
-        if (loaded.files.length === 0) throw error;
-        const damaged: string[] = [];
-        for (const file of loaded.files) {
-          await connection.run(`select count(*) from read_parquet('${file.replaceAll("'", "''")}')`).catch(() => damaged.push(file));
-        }
-        if (damaged.length === 0) throw error;
-        await this.options.dayFiles.discard(damaged);
-        await connection.run("drop view if exists src");
-        loaded = await this.load(connection, site.id, ranges, now, scratch, false, visits);
-      }
-      const relation = loaded.relation;
+      const relation = await this.loadChecked(connection, site.id, ranges, now, scratch, readsVisits(plan));
       const ctx = { plan, range, timeZone, grain, goals, relation };
       const main = await this.execute(connection, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
       let results = main.rows;
@@ -212,6 +222,27 @@ export class QueryEngine {
       rows: rows.map((r) => ({ dimensions: r.slice(0, d).map(String), metrics: r.slice(d, d + ctx.plan.metrics.length).map(Number) })),
       total: rows.length === 0 ? 0 : Number(rows[0]![rows[0]!.length - 1]),
     };
+  }
+
+  /** `load`, and when a Parquet file of it cannot be read, the same rows again without the damaged files. */
+  private async loadChecked(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], visits: boolean): Promise<string> {
+    const loaded = await this.load(connection, siteId, ranges, now, scratch, true, visits);
+    try {
+      await connection.run(`select count(*) from ${loaded.relation}`);
+      return loaded.relation;
+    } catch (error) {
+      // A Parquet file DuckDB cannot read (truncated, damaged): drop the site's files of these days, so the
+      // background job writes them again, and answer this query from PostgreSQL.
+      if (loaded.files.length === 0) throw error;
+      const damaged: string[] = [];
+      for (const file of loaded.files) {
+        await connection.run(`select count(*) from read_parquet('${file.replaceAll("'", "''")}')`).catch(() => damaged.push(file));
+      }
+      if (damaged.length === 0) throw error;
+      await this.options.dayFiles.discard(damaged);
+      await connection.run("drop view if exists src");
+      return (await this.load(connection, siteId, ranges, now, scratch, false, visits)).relation;
+    }
   }
 
   /**

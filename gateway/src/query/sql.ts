@@ -39,7 +39,7 @@ export interface SqlContext {
 }
 
 /** Positional parameters: every value a caller sent reaches DuckDB bound, never spliced into the text. */
-class Params {
+export class Params {
   readonly values: (string | number)[] = [];
   bind(value: string | number): string {
     this.values.push(value);
@@ -80,7 +80,7 @@ export function pagePatternRegex(pattern: string): string {
 }
 
 /** SQL of a goal's condition on a row. */
-function goalCondition(goal: QueryGoal, p: Params): string {
+export function goalCondition(goal: QueryGoal, p: Params): string {
   return goal.kind === "event"
     ? `(kind = 'e' and name = ${p.bind(goal.match)})`
     : `(kind = 'e' and name = 'pageview' and regexp_full_match(page, ${p.bind(pagePatternRegex(goal.match))}))`;
@@ -208,6 +208,14 @@ export interface BuiltQuery {
   readonly dimensionColumns: readonly string[];
 }
 
+/** The condition on a row of the query's rows: in range, of its actors, passing its filters (goal filters kept unless `dropGoals`). */
+export function rowsWhere(ctx: SqlContext, p: Params, dropGoals = false): string {
+  const parts = [`ts >= ${p.bind(ctx.range.fromMs)}`, `ts < ${p.bind(ctx.range.toMs)}`];
+  if (!opensActors(ctx.plan)) parts.push("actor = 'human'");
+  for (const f of ctx.plan.filters) parts.push(filterSql(f, ctx, p, dropGoals));
+  return parts.join(" and ");
+}
+
 /** The statement answering `ctx.plan` over `ctx.relation`, with or without its pagination. */
 export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean }): BuiltQuery {
   const { plan } = ctx;
@@ -216,12 +224,7 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
   const cols = dims.map((_, i) => `d${i}`);
   const hasGoalDim = dims.includes("event:goal");
 
-  const where = (dropGoals: boolean): string => {
-    const parts = [`ts >= ${p.bind(ctx.range.fromMs)}`, `ts < ${p.bind(ctx.range.toMs)}`];
-    if (!opensActors(plan)) parts.push("actor = 'human'");
-    for (const f of plan.filters) parts.push(filterSql(f, ctx, p, dropGoals));
-    return parts.join(" and ");
-  };
+  const where = (dropGoals: boolean): string => rowsWhere(ctx, p, dropGoals);
 
   const ctes: string[] = [`m as (select * from ${ctx.relation} where ${where(false)})`];
   const needsUngoaled = plan.metrics.includes("conversion_rate") || plan.metrics.includes("group_conversion_rate");

@@ -42,6 +42,9 @@ interface RouteCase {
 const goalOf = async (siteId: number) =>
   (await h.pool.query<{ id: number }>("insert into goals (site_id, name) values ($1, $2) returning id", [siteId, `g-${unique()}`])).rows[0]!.id;
 
+const funnelOf = async (siteId: number) =>
+  (await h.pool.query<{ id: number }>("insert into funnels (site_id, name, steps) values ($1, $2, $3) returning id", [siteId, `f-${unique()}`, JSON.stringify([{ page_path: "/" }, { page_path: "/a" }])])).rows[0]!.id;
+
 const ROUTES: readonly RouteCase[] = [
   { name: "GET /api/sites", siteScoped: false, success: 200, request: async () => ({ method: "GET", path: "/api/sites" }) },
   { name: "POST /api/sites", siteScoped: false, write: true, success: 201, request: async () => ({ method: "POST", path: "/api/sites", body: { domain: `m${unique()}.example` } }) },
@@ -53,6 +56,9 @@ const ROUTES: readonly RouteCase[] = [
   { name: "GET /goals", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/goals?days=7&actor=all` }) },
   { name: "POST /goals", siteScoped: true, write: true, success: 201, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/goals`, body: { name: `g${unique()}` } }) },
   { name: "DELETE /goals/{goalId}", siteScoped: true, write: true, success: 204, request: async (s) => ({ method: "DELETE", path: `/api/sites/${s.ref}/goals/${await goalOf(s.id)}` }) },
+  { name: "GET /funnels", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/funnels` }) },
+  { name: "POST /funnels", siteScoped: true, write: true, success: 201, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/funnels`, body: { name: `f${unique()}`, steps: [{ page_path: "/" }, { page_path: "/a" }] } }) },
+  { name: "GET /funnels/{funnelId}/result", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/funnels/${await funnelOf(s.id)}/result?days=7&actor=all` }) },
   { name: "GET /anomalies", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/anomalies?days=2` }) },
   { name: "GET /insights", siteScoped: true, success: 200, request: async (s) => ({ method: "GET", path: `/api/sites/${s.ref}/insights` }) },
   { name: "POST /insights/run", siteScoped: true, write: true, success: 200, request: async (s) => ({ method: "POST", path: `/api/sites/${s.ref}/insights/run` }) },

@@ -37,6 +37,7 @@ interface Fixture {
 }
 
 const newGoal = async () => ({ goalId: String((await h.pool.query("insert into goals (site_id, name) values ($1, $2) returning id", [own.id, `g${unique()}`])).rows[0].id) });
+const newFunnel = async () => ({ funnelId: String((await h.pool.query("insert into funnels (site_id, name, steps) values ($1, $2, $3) returning id", [own.id, `f${unique()}`, JSON.stringify([{ page_path: "/" }, { page_path: "/ops" }])])).rows[0].id) });
 const newKey = async () => ({ id: String((await call(h.base, "POST", "/api/keys", { body: { name: `k${unique()}` }, headers: session })).json.id) });
 
 /** A shared link of the own site made through the real route: its token and its id. */
@@ -86,6 +87,11 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/sites/{id}/goals": { success: 200, query: "days=7" },
   "POST /api/sites/{id}/goals": { success: 201, body: () => ({ name: `g${unique()}` }) },
   "DELETE /api/sites/{id}/goals/{goalId}": { success: 204, params: newGoal },
+  "GET /api/sites/{id}/funnels": { success: 200 },
+  "POST /api/sites/{id}/funnels": { success: 201, body: () => ({ name: `f${unique()}`, steps: [{ page_path: "/" }, { page_path: "/blog/**" }] }) },
+  "PATCH /api/sites/{id}/funnels/{funnelId}": { success: 200, params: newFunnel, body: () => ({ name: `f${unique()}` }) },
+  "DELETE /api/sites/{id}/funnels/{funnelId}": { success: 204, params: newFunnel },
+  "GET /api/sites/{id}/funnels/{funnelId}/result": { success: 200, params: newFunnel, query: "days=7&actor=humans" },
   "GET /api/sites/{id}/stats": { success: 200, query: "days=7&actor=all" },
   "POST /api/v2/query": { success: 200, body: () => ({ site_id: "own.example", metrics: ["visitors", "bounce_rate"], date_range: "7d", dimensions: ["visit:source"] }) },
   "GET /api/sites/{id}/breakdown": { success: 200, query: "field=page" },
