@@ -274,9 +274,10 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
     if (visitConstant(plan)) {
       // Every filter and dimension reads a value its visit's rows share, so a visit matches as its first row
       // does: visits wholly inside the range are counted as their `v_first` rows, no grouping by visit (visit
-      // metrics by entry page over 10M rows: 8.7 s → see README "Benchmarks"); only visits cut by a range end
-      // (a local day of a zone off UTC) are grouped per visit. `v_human` stands in for the actor filter: a
-      // visit counts when any of its rows is a human's, as the per-row filter has it.
+      // metrics by entry page over 10M rows, 5.5M visits: 5.5 s of CPU → 0.9 s, and no hash table of 5.5M
+      // visits); only visits cut by a range end (a local day of a zone off UTC) are grouped per visit. `v_human`
+      // stands in for the actor filter: a visit counts when any of its rows is a human's, as the per-row
+      // filter has it.
       const inside = `v_start >= ${p.bind(ctx.range.fromMs)} and v_start + round(v_duration * 1000) < ${p.bind(ctx.range.toMs)}`;
       // A range of whole UTC days cuts no visit (none spans 00:00 UTC), and a visit's first row is at its start:
       // a plain range on ts, which the Parquet scan prunes by statistics, and no second scan for cut visits.

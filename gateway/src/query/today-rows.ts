@@ -1,7 +1,7 @@
 // Today's rows of each site, kept in DuckDB between queries with their visit columns (rows.ts enrichSql) and
 // brought up to date by each query instead of copied whole: a busy site's day (333,000 rows at 10M a month)
 // took ~1.3 s to COPY and parse, a query's whole budget, and sessionizing it again for every visit query
-// another ~0.4 s. Each refresh copies only the rows from the last watermark on, after checking that PostgreSQL
+// another ~1.8 s of CPU (DuckDB, 2 threads, window functions over 333,333 rows). Each refresh copies only the rows from the last watermark on, after checking that PostgreSQL
 // holds exactly as many rows before the watermark as the copy does — a batch committed late (a retry after an
 // outage) or an import into today makes them differ, and the day is then copied whole again. Only the visitors
 // with rows from the old watermark on are sessionized again (a visit never spans two visitor hashes, so the
