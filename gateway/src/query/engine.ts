@@ -3,9 +3,12 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 512 MB memory limit: 256 MB ran out of memory on
-// visit metrics over 10M rows (README "Benchmarks": the RSS this costs); past it DuckDB spills to its temp
-// directory where it can, and a statement that still does not fit answers 503.
+// event loop, so a query competes with it only for CPU) and a 256 MB memory limit. 256 MB once ran out of memory
+// on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
+// and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
+// RSS +356 MB in-process; 512 MB gave the gateway +335 MB over idle in bench:query, 256 MB see README
+// "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
+// does not fit answers 503.
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -26,7 +29,7 @@ import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
-export const DUCKDB_MEMORY_LIMIT = "512MB";
+export const DUCKDB_MEMORY_LIMIT = "256MB";
 
 type MetricValue = number;
 export interface ResultRow {
@@ -68,10 +71,13 @@ export interface QueryEngineOptions {
   readonly flushRollups: () => Promise<void>;
 }
 
-/** The engine's DuckDB with its settings, and the country names visit:country_name reads. */
-async function openDuckDB(tempDir: string): Promise<DuckDBInstance> {
+/**
+ * A DuckDB with the engine's settings, and the country names visit:country_name reads: the engine's, or the
+ * day files' writer's (query-layer.ts), opened per pass with one thread and closed after it.
+ */
+export async function openDuckDB(tempDir: string, threads = DUCKDB_THREADS): Promise<DuckDBInstance> {
   const db = await DuckDBInstance.create(":memory:", {
-    threads: String(DUCKDB_THREADS),
+    threads: String(threads),
     memory_limit: DUCKDB_MEMORY_LIMIT,
     temp_directory: path.join(tempDir, "duckdb-spill"),
     // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
@@ -136,7 +142,7 @@ export class QueryEngine {
   }
 
   /** A connection of the engine's DuckDB, closed by the caller. */
-  async connect(): Promise<DuckDBConnection> {
+  private async connect(): Promise<DuckDBConnection> {
     return (await this.instance()).connect();
   }
 
