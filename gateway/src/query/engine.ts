@@ -10,7 +10,7 @@
 // "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
 // does not fit answers 503.
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDayStart, utcDay } from "@svc/core";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
@@ -76,6 +76,8 @@ export interface QueryEngineOptions {
  * day files' writer's (query-layer.ts), opened per pass with one thread and closed after it.
  */
 export async function openDuckDB(tempDir: string, threads = DUCKDB_THREADS): Promise<DuckDBInstance> {
+  // DuckDB makes its spill folder when it first spills, but not the folders above it.
+  await mkdir(tempDir, { recursive: true });
   const db = await DuckDBInstance.create(":memory:", {
     threads: String(threads),
     memory_limit: DUCKDB_MEMORY_LIMIT,
