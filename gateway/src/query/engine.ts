@@ -6,8 +6,8 @@
 // event loop, so a query competes with it only for CPU) and a 256 MB memory limit. 256 MB once ran out of memory
 // on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
 // and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
-// RSS +356 MB in-process; 512 MB gave the gateway +335 MB over idle in bench:query, 256 MB see README
-// "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
+// RSS +356 MB in-process). In bench:query the gateway's peak was 456 MB with 512 MB and 423 MB with 256 MB
+// (README "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
 // does not fit answers 503.
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
