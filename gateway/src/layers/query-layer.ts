@@ -4,7 +4,8 @@
 import path from "node:path";
 import { Context, Effect, Layer } from "effect";
 import { DayFiles } from "../parquet/day-files.ts";
-import { QueryEngine } from "../query/engine.ts";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import { QueryEngine, openDuckDB } from "../query/engine.ts";
 import { ClockService, ConfigService, DatabaseService, LogService, RollupsService } from "./services.ts";
 
 export class QueryService extends Context.Service<QueryService, QueryEngine>()("svc/Query") {}
@@ -22,12 +23,24 @@ export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
       const log = yield* LogService;
       const rollups = yield* RollupsService;
       const dayFiles = new DayFiles(config.dataDir);
+      const tempDir = path.join(config.dataDir, "query-tmp");
       const engine = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir: path.join(config.dataDir, "query-tmp"), dayFiles, flushRollups: () => rollups.flushBeforeRead() }), catch: (error) => error }),
+        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir, dayFiles, flushRollups: () => rollups.flushBeforeRead() }), catch: (error) => error }),
         (engine) => Effect.sync(() => engine.close()),
       );
+      // The pass writes with a DuckDB of its own, one thread (a background job leaves the other core to ingest),
+      // closed after the pass (its spill files in a folder of their own): the engine's opens only when a query
+      // needs it (~65 MB RSS).
+      const writePass = async () => {
+        const writer: { db: Promise<DuckDBInstance> | null } = { db: null };
+        try {
+          return await dayFiles.pass(pool, async () => (await (writer.db ??= openDuckDB(path.join(tempDir, "writer"), 1))).connect(), clock.now());
+        } finally {
+          await writer.db?.then((db) => db.closeSync(), () => undefined);
+        }
+      };
       const pass = Effect.gen(function* () {
-        const result = yield* Effect.result(Effect.tryPromise(() => dayFiles.pass(pool, () => engine.connect(), clock.now())));
+        const result = yield* Effect.result(Effect.tryPromise(writePass));
         if (result._tag === "Failure") log.warn("parquet day files: pass failed; retrying next minute", { error: String(result.failure.cause ?? result.failure) });
         else if (result.success.written + result.success.removed > 0) log.info("parquet day files", { ...result.success });
       });

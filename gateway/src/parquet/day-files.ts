@@ -9,8 +9,13 @@
 // - removes the files of days past the site's retention and the folders of deleted sites.
 // A file DuckDB cannot read is removed by the engine and written again by the next pass; a query meanwhile
 // reads that day from PostgreSQL. Nothing here runs on the ingest path.
+//
+// The files' columns have a version, DAY_FILES_FORMAT, kept in <SVC_DATA_DIR>/parquet/format: a root written by
+// another version (or by the code before the marker) is emptied by the next pass, which writes the days again,
+// and until then no file of it is read (fileFor answers null, so the engine reads PostgreSQL). Gateways sharing
+// a data directory run one version.
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDay } from "@svc/core";
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -20,6 +25,9 @@ import { copyRawRows, enrichSql, readCsvSql } from "../query/rows.ts";
 
 /** 10 minutes after 00:00 UTC a day's rows are all committed (batches commit within SVC_FLUSH_MS, ~ms). */
 export const SETTLE_MS = 10 * 60_000;
+
+/** 2: rows gained v_first and v_human (query/rows.ts), which visit metrics count by. 1: the files before the marker. */
+export const DAY_FILES_FORMAT = 2;
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.parquet$/;
 const SITE_DIR = /^site-(\d+)$/;
@@ -40,6 +48,8 @@ export class DayFiles {
   readonly root: string;
   /** The last import (imports.id) whose days were checked against their files' age. */
   private importsSeen = 0;
+  /** The root's format marker read and found current (a marker never goes back). */
+  private formatChecked = false;
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, "parquet");
@@ -54,9 +64,38 @@ export class DayFiles {
     return Date.parse(`${day}T00:00:00Z`) + DAY_MS + SETTLE_MS <= nowMs;
   }
 
+  private get formatFile(): string {
+    return path.join(this.root, "format");
+  }
+
+  /** Whether the root's files are of this code's format (checked until they are, then trusted). */
+  private async current(): Promise<boolean> {
+    if (this.formatChecked) return true;
+    const found = await readFile(this.formatFile, "utf8").catch(() => "");
+    this.formatChecked = found.trim() === String(DAY_FILES_FORMAT);
+    return this.formatChecked;
+  }
+
+  /** Empties a root of another format and marks it as this one's; the pass then writes every day again. */
+  private async upgrade(): Promise<number> {
+    if (await this.current()) return 0;
+    let removed = 0;
+    for (const entry of await readdir(this.root).catch(() => [] as string[])) {
+      if (!SITE_DIR.test(entry)) continue;
+      await rm(path.join(this.root, entry), { recursive: true, force: true });
+      removed++;
+    }
+    await mkdir(this.root, { recursive: true });
+    const tmp = `${this.formatFile}.${randomUUID()}.tmp`;
+    await writeFile(tmp, `${DAY_FILES_FORMAT}\n`);
+    await rename(tmp, this.formatFile);
+    this.formatChecked = true;
+    return removed;
+  }
+
   /** The day's file when it is settled and written; null sends the engine to PostgreSQL for that day. */
   async fileFor(siteId: number, day: string, nowMs: number): Promise<string | null> {
-    if (!DayFiles.settled(day, nowMs)) return null;
+    if (!DayFiles.settled(day, nowMs) || !(await this.current())) return null;
     const file = this.pathOf(siteId, day);
     try {
       return (await stat(file)).size > 0 ? file : null;
@@ -99,7 +138,7 @@ export class DayFiles {
   async pass(pool: pg.Pool, connect: () => Promise<DuckDBConnection>, nowMs: number, budget = Number.POSITIVE_INFINITY): Promise<DayFilesPass> {
     const { rows: sites } = await pool.query<{ id: number; retention_days: number }>("select id, retention_days from sites");
     const keep = new Map(sites.map((s) => [s.id, utcDay(retentionCutoffMs(nowMs, s.retention_days))]));
-    let removed = 0;
+    let removed = await this.upgrade();
     // Folders of deleted sites, and files older than the site's retention.
     for (const entry of await readdir(this.root).catch(() => [] as string[])) {
       const m = SITE_DIR.exec(entry);

@@ -3,11 +3,14 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 512 MB memory limit: 256 MB ran out of memory on
-// visit metrics over 10M rows (README "Benchmarks": the RSS this costs); past it DuckDB spills to its temp
-// directory where it can, and a statement that still does not fit answers 503.
+// event loop, so a query competes with it only for CPU) and a 256 MB memory limit. 256 MB once ran out of memory
+// on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
+// and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
+// RSS +356 MB in-process). In bench:query the gateway's peak was 456 MB with 512 MB and 423 MB with 256 MB
+// (README "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
+// does not fit answers 503.
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDayStart, utcDay } from "@svc/core";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
@@ -18,7 +21,7 @@ import { listGoals } from "../storage/goals.ts";
 import { type DayFiles, daysBetween } from "../parquet/day-files.ts";
 import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain, timeLabels } from "./date-range.ts";
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
-import { buildQuery, opensActors, type QueryGoal, type SqlContext } from "./sql.ts";
+import { type FromRollups, type QueryGoal, type SqlContext, buildQuery, opensActors } from "./sql.ts";
 import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
 import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
@@ -26,7 +29,7 @@ import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 
 export const DUCKDB_THREADS = 2;
-export const DUCKDB_MEMORY_LIMIT = "512MB";
+export const DUCKDB_MEMORY_LIMIT = "256MB";
 
 type MetricValue = number;
 export interface ResultRow {
@@ -68,58 +71,86 @@ export interface QueryEngineOptions {
   readonly flushRollups: () => Promise<void>;
 }
 
+/**
+ * A DuckDB with the engine's settings, and the country names visit:country_name reads: the engine's, or the
+ * day files' writer's (query-layer.ts), opened per pass with one thread and closed after it.
+ */
+export async function openDuckDB(tempDir: string, threads = DUCKDB_THREADS): Promise<DuckDBInstance> {
+  // DuckDB makes its spill folder when it first spills, but not the folders above it.
+  await mkdir(tempDir, { recursive: true });
+  const db = await DuckDBInstance.create(":memory:", {
+    threads: String(threads),
+    memory_limit: DUCKDB_MEMORY_LIMIT,
+    temp_directory: path.join(tempDir, "duckdb-spill"),
+    // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+    // Results are ordered by the statements' ORDER BY, so scans need not keep file order: less memory.
+    preserve_insertion_order: "false",
+  });
+  const connection = await db.connect();
+  try {
+    // Naive timestamps are UTC instants everywhere in the engine's SQL.
+    await connection.run("set TimeZone = 'UTC'");
+    const values = countryNames().map(([code, name]) => `('${code}', '${name.replaceAll("'", "''")}')`).join(", ");
+    await connection.run(`create table country_names (code varchar primary key, name varchar); insert into country_names values ${values}`);
+  } finally {
+    connection.closeSync();
+  }
+  return db;
+}
+
 export class QueryEngine {
   private readonly today: TodayRows;
   private readonly settled: SettledCache;
+  /** Names the temp tables of rollup-answered parts (fromRollups) apart. */
+  private parts = 0;
+  /** DuckDB, opened by the first statement that needs it (see `instance`). */
+  private db: Promise<DuckDBInstance> | null = null;
+  private closed = false;
 
-  private constructor(
-    private readonly db: DuckDBInstance,
-    private readonly options: QueryEngineOptions,
-  ) {
+  private constructor(private readonly options: QueryEngineOptions) {
     this.today = new TodayRows(options.pool, options.tempDir);
     this.settled = new SettledCache(options.now);
   }
 
+  /** The engine; DuckDB itself opens on first use (a gateway whose reads the rollups answer never pays for it). */
   static async open(options: QueryEngineOptions): Promise<QueryEngine> {
-    const db = await DuckDBInstance.create(":memory:", {
-      threads: String(DUCKDB_THREADS),
-      memory_limit: DUCKDB_MEMORY_LIMIT,
-      temp_directory: path.join(options.tempDir, "duckdb-spill"),
-      // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
-      autoinstall_known_extensions: "false",
-      autoload_known_extensions: "false",
-      // Results are ordered by the statements' ORDER BY, so scans need not keep file order: less memory.
-      preserve_insertion_order: "false",
+    return new QueryEngine(options);
+  }
+
+  /**
+   * The in-process DuckDB, opened once on first use: it costs ~65 MB RSS open and idle (README "Benchmarks",
+   * ingest row), which a gateway that only ingests and reads rollups should not carry.
+   */
+  private instance(): Promise<DuckDBInstance> {
+    if (this.closed) return Promise.reject(new Error("query engine closed"));
+    this.db ??= openDuckDB(this.options.tempDir).catch((error: unknown) => {
+      this.db = null;
+      throw error;
     });
-    const connection = await db.connect();
-    try {
-      // Naive timestamps are UTC instants everywhere in the engine's SQL.
-      await connection.run("set TimeZone = 'UTC'");
-      const values = countryNames().map(([code, name]) => `('${code}', '${name.replaceAll("'", "''")}')`).join(", ");
-      await connection.run(`create table country_names (code varchar primary key, name varchar); insert into country_names values ${values}`);
-    } finally {
-      connection.closeSync();
-    }
-    return new QueryEngine(db, options);
+    return this.db;
   }
 
   close(): void {
-    this.db.closeSync();
+    this.closed = true;
+    void this.db?.then((db) => db.closeSync(), () => undefined);
+    this.db = null;
   }
 
-  /** A connection for the parquet writer (day-files.ts), closed by the caller. */
   /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
   invalidateDays(siteId: number, from: string, to: string): Promise<void> {
     return this.options.dayFiles.invalidate(siteId, daysBetween(from, to));
   }
 
-  connect(): Promise<DuckDBConnection> {
-    return this.db.connect();
+  /** A connection of the engine's DuckDB, closed by the caller. */
+  private async connect(): Promise<DuckDBConnection> {
+    return (await this.instance()).connect();
   }
 
   /** The plan's `matches` patterns compiled by DuckDB's RE2, as a run checks them: a 400 naming the bad one. */
   async checkFilters(plan: QueryPlan): Promise<void> {
-    const connection = await this.db.connect();
+    const connection = await this.connect();
     try {
       await checkPatterns(connection, plan);
     } finally {
@@ -141,7 +172,7 @@ export class QueryEngine {
       const now = this.options.now();
       const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
       const goals = await siteGoals(this.options.pool, site.id);
-      const connection = await this.db.connect();
+      const connection = await this.connect();
       const scratch: string[] = [];
       try {
         await checkPatterns(connection, plan);
@@ -184,18 +215,18 @@ export class QueryEngine {
       return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
     }
 
-    const connection = await this.db.connect();
+    const connection = await this.connect();
     const scratch: string[] = [];
     try {
       await checkPatterns(connection, plan);
       const ranges = [range, ...(compared ? [compared] : [])];
       const relation = await this.loadChecked(connection, site.id, ranges, now, scratch, readsVisits(plan));
       const ctx = { plan, range, timeZone, grain, goals, relation };
-      const main = await this.execute(connection, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
+      const main = await this.execute(connection, site.id, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
       let results = main.rows;
       const labels = grain === null ? null : timeLabels(grain, range);
       if (compared !== null) {
-        const other = await this.execute(connection, { ...ctx, range: compared, grain: time === undefined ? null : grain }, { paginate: false });
+        const other = await this.execute(connection, site.id, { ...ctx, range: compared, grain: time === undefined ? null : grain }, { paginate: false });
         results = attachComparison(plan, results, other.rows, grain !== null && plan.dimensions.length === 1 ? { main: labels!, other: timeLabels(grain, compared) } : null);
         if (grain !== null && plan.dimensions.length === 1) results = results.slice(plan.offset, plan.offset + plan.limit);
       }
@@ -213,8 +244,8 @@ export class QueryEngine {
     }
   }
 
-  private async execute(connection: DuckDBConnection, ctx: Parameters<typeof buildQuery>[0], options: { paginate: boolean }): Promise<{ rows: ResultRow[]; total: number }> {
-    const built = buildQuery(ctx, options);
+  private async execute(connection: DuckDBConnection, siteId: number, ctx: SqlContext, options: { paginate: boolean }): Promise<{ rows: ResultRow[]; total: number }> {
+    const built = buildQuery({ ...ctx, fromRollups: await this.fromRollups(connection, siteId, ctx) }, options);
     const reader = await connection.runAndReadAll(built.sql, built.values);
     const rows = reader.getRowsJS();
     const d = built.dimensionColumns.length;
@@ -246,6 +277,44 @@ export class QueryEngine {
   }
 
   /**
+   * The part of a statement the rollups answer exactly (rollup-path.ts): over whole UTC days of a UTC site, the
+   * visitors without the goal filters that conversion rates divide by, when every filter is a goal. It is a scan
+   * of every row otherwise: count(distinct visitor) over 10M rows took ~0.8 s of CPU in all and ~2 s by source
+   * (DuckDB, 2 threads), where the rollups take ms (goal conversion by source: 4.4 s of CPU → 0.6 s).
+   */
+  private async fromRollups(connection: DuckDBConnection, siteId: number, ctx: SqlContext): Promise<FromRollups> {
+    const { plan, range, timeZone, grain } = ctx;
+    const out: { ungoaled?: { groups: string | null; total: number } } = {};
+    const alone = (over: Partial<QueryPlan>): QueryPlan => ({ ...plan, include: { ...plan.include, comparisons: null }, ...over });
+    const rollups = { pool: this.options.pool, cache: this.settled, now: this.options.now };
+    const table = async (dimensions: string[], metrics: string[], rows: ResultRow[]): Promise<string> => {
+      const name = `rollup_part_${++this.parts}`;
+      await connection.run(`create or replace temp table ${name} (${[...dimensions.map((d) => `${d} varchar`), ...metrics.map((m) => `${m} double`)].join(", ")})`);
+      const appender = await connection.createAppender(name);
+      for (const row of rows) {
+        for (const d of row.dimensions) appender.appendVarchar(d);
+        for (const m of row.metrics) appender.appendDouble(m);
+        appender.endRow();
+      }
+      appender.closeSync();
+      return name;
+    };
+    const goalOnly = plan.filters.length > 0 && plan.filters.every((f) => isLeaf(f) && f.dimension === "event:goal");
+    if (goalOnly && (plan.metrics.includes("conversion_rate") || plan.metrics.includes("group_conversion_rate"))) {
+      const nonGoal = plan.dimensions.map((d, i) => [d, i] as const).filter(([d]) => d !== "event:goal");
+      const groupsPlan = alone({ metrics: ["visitors"], filters: [], dimensions: nonGoal.map(([d]) => d) });
+      const totalPlan = alone({ metrics: ["visitors"], filters: [], dimensions: [] });
+      if (rollupServes(groupsPlan, range, timeZone, grain) && rollupServes(totalPlan, range, timeZone, null)) {
+        await this.options.flushRollups();
+        const [total] = await rollupRows(rollups, siteId, totalPlan, range);
+        const groups = nonGoal.length === 0 ? [] : await rollupRows(rollups, siteId, groupsPlan, range);
+        out.ungoaled = { total: total?.metrics[0] ?? 0, groups: nonGoal.length === 0 ? null : await table(nonGoal.map(([, i]) => `d${i}`), ["gv"], groups) };
+      }
+    }
+    return out;
+  }
+
+  /**
    * A temp view `src` of the enriched rows covering every range: whole UTC days (visits are cut by UTC day),
    * each from its Parquet file when it has one, else copied from PostgreSQL (consecutive such days in one COPY).
    */
@@ -263,10 +332,11 @@ export class QueryEngine {
       else if (spans.length > 0 && spans[spans.length - 1]![1] === day) spans[spans.length - 1]![1] = day + DAY_MS;
       else spans.push([day, day + DAY_MS]);
     }
-    // Rows of days without a file: today from the kept copy (today-rows.ts), other days copied for this query.
+    // Rows of days without a file: today from the kept, sessionized copy (today-rows.ts), other days copied for
+    // this query.
     const raws: string[] = [];
     const parts: string[] = [];
-    if (days.has(today)) raws.push(await this.today.refresh(connection, siteId, now));
+    if (days.has(today)) parts.push(`select * from ${await this.today.refresh(connection, siteId, now)}`);
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
       const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);

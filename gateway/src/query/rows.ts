@@ -42,7 +42,7 @@ export const RAW_COLUMNS = [
 ] as const;
 
 /** The visit columns the enrichment adds after RAW_COLUMNS. */
-export const VISIT_COLUMNS = ["visit", "v_start", "v_entry", "v_exit", "v_pageviews", "v_events", "v_duration", "v_bounce"] as const;
+export const VISIT_COLUMNS = ["visit", "v_start", "v_entry", "v_exit", "v_pageviews", "v_events", "v_duration", "v_bounce", "v_first", "v_human"] as const;
 
 /** 30 minutes, as the site lanes cut visits (lanes/visit-state.ts VISIT_GAP_MS). */
 const VISIT_GAP_MS = 1_800_000;
@@ -52,6 +52,8 @@ const VISIT_GAP_MS = 1_800_000;
  * one visitor hash with gaps under 30 minutes; ties in time are ordered by page so entry and exit pages are
  * deterministic. Its entry and exit are its first and last pageview (its first and last row when it has none);
  * its duration the time from its first to its last row; it bounced when it has one row. Hits have no visit.
+ * `v_first` marks exactly one row of each visit (its first) and `v_human` says whether any of its rows is a
+ * human's, so a visit metric over visit-constant columns counts visits as rows (query/sql.ts, visitArms).
  * Window functions only, sharing one sort: ~30 % faster than aggregating visits and joining them back.
  */
 export function enrichSql(relation: string): string {
@@ -65,7 +67,8 @@ export function enrichSql(relation: string): string {
            coalesce(first_value(${pv} ignore nulls) over vf, first_value(page) over vf) as v_entry,
            coalesce(last_value(${pv} ignore nulls) over vf, last_value(page) over vf) as v_exit,
            count(*) filter (where name = 'pageview') over v as v_pageviews, count(*) over v as v_events,
-           (max(ts) over v - min(ts) over v) / 1000.0 as v_duration, count(*) over v = 1 as v_bounce
+           (max(ts) over v - min(ts) over v) / 1000.0 as v_duration, count(*) over v = 1 as v_bounce,
+           nv = 1 as v_first, bool_or(actor = 'human') over v as v_human
       from s
     window v as (partition by visitor, vn), vf as (partition by visitor, vn order by ts, page rows between unbounded preceding and unbounded following)
     union all
@@ -75,7 +78,7 @@ export function enrichSql(relation: string): string {
 /** `relation`'s rows with the visit columns null: for a query that reads none of them, no sessionizing. */
 export function withoutVisits(relation: string): string {
   return `select *, null::ubigint as visit, null::bigint as v_start, null::varchar as v_entry, null::varchar as v_exit, null::bigint as v_pageviews,
-    null::bigint as v_events, null::double as v_duration, null::boolean as v_bounce from ${relation}`;
+    null::bigint as v_events, null::double as v_duration, null::boolean as v_bounce, null::boolean as v_first, null::boolean as v_human from ${relation}`;
 }
 
 /** DuckDB's read_csv of a file COPY wrote: the columns by name and type, "" kept apart from null. */

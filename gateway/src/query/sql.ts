@@ -13,6 +13,7 @@
 // - conversion_rate = converting visitors / visitors of the query without its goal filters, × 100, two decimals;
 //   group_conversion_rate divides by the visitors of the same non-goal dimension values instead.
 // - Without visit:actor in a filter or dimension only actor `human` counts, as on the dashboard.
+import { DAY_MS } from "@svc/core";
 import type { ResolvedRange } from "./date-range.ts";
 import {
   type Filter, type FilterLeaf, type Metric, type QueryPlan, PROP_PREFIX, filterLeaves, isEventDimension, isLeaf, isTimeDimension,
@@ -36,6 +37,13 @@ export interface SqlContext {
   readonly goals: readonly QueryGoal[];
   /** The relation of enriched rows to read. */
   readonly relation: string;
+  /** What the rollups answered for this statement instead of a scan of every row (engine.ts `fromRollups`). */
+  readonly fromRollups?: FromRollups;
+}
+
+export interface FromRollups {
+  /** Visitors of the query without its goal filters: by the non-goal dimension (a table d…, gv) and in all. */
+  readonly ungoaled?: { readonly groups: string | null; readonly total: number };
 }
 
 /** Positional parameters: every value a caller sent reaches DuckDB bound, never spliced into the text. */
@@ -201,6 +209,14 @@ export const opensActors = (plan: QueryPlan): boolean => plan.dimensions.include
 const ROW_METRICS: ReadonlySet<Metric> = new Set(["visitors", "pageviews", "events", "hits", "percentage", "conversion_rate", "group_conversion_rate"]);
 const VISIT_LEVEL: ReadonlySet<Metric> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit"]);
 
+/** Dimensions and filters whose value every row of a visit shares (entry and exit page, a visit's time bucket). */
+const VISIT_CONSTANT: ReadonlySet<string> = new Set(["visit:entry_page", "visit:exit_page"]);
+
+/** Whether the visit metrics may count a visit by its first row: no actor opened, every dimension and filter visit-constant. */
+function visitConstant(plan: QueryPlan): boolean {
+  return !opensActors(plan) && plan.dimensions.every((d) => VISIT_CONSTANT.has(d) || isTimeDimension(d)) && filterLeaves(plan.filters).every((l) => VISIT_CONSTANT.has(l.dimension));
+}
+
 export interface BuiltQuery {
   readonly sql: string;
   readonly values: (string | number)[];
@@ -224,11 +240,14 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
   const cols = dims.map((_, i) => `d${i}`);
   const hasGoalDim = dims.includes("event:goal");
 
+  const filtersOnly = (dropGoals: boolean): string[] => plan.filters.map((f) => filterSql(f, ctx, p, dropGoals));
   const where = (dropGoals: boolean): string => rowsWhere(ctx, p, dropGoals);
 
   const ctes: string[] = [`m as (select * from ${ctx.relation} where ${where(false)})`];
   const needsUngoaled = plan.metrics.includes("conversion_rate") || plan.metrics.includes("group_conversion_rate");
-  if (needsUngoaled) ctes.push(`u as (select * from ${ctx.relation} where ${where(true)})`);
+  const ungoaled = ctx.fromRollups?.ungoaled;
+  if (needsUngoaled && ungoaled === undefined) ctes.push(`u as (select * from ${ctx.relation} where ${where(true)})`);
+  const ungoaledTotal = ungoaled === undefined ? "(select count(distinct visitor) from u)" : p.bind(ungoaled.total);
 
   // Rows by goal: a row counts once under each goal it matches (a pageview may match several page goals).
   let rows = "m";
@@ -254,7 +273,25 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
     // One row per (dimension values, visit) first, so a visit's own values are counted once; a visit's time
     // bucket is its start (not before the range).
     const start = ctx.grain === null ? "v_start" : `greatest(v_start, ${p.bind(ctx.range.fromMs)})`;
-    ctes.push(`vv as (select ${withDims("visit, any_value(v_bounce) as b, any_value(v_duration) as du, any_value(v_pageviews) as pv", start)} from ${rows} where kind = 'e' group by all)`);
+    const perVisit = (where: string): string =>
+      `select ${withDims("visit, any_value(v_bounce) as b, any_value(v_duration) as du, any_value(v_pageviews) as pv", start)} from ${rows} where kind = 'e'${where} group by all`;
+    if (visitConstant(plan)) {
+      // Every filter and dimension reads a value its visit's rows share, so a visit matches as its first row
+      // does: visits wholly inside the range are counted as their `v_first` rows, no grouping by visit (visit
+      // metrics by entry page over 10M rows, 5.5M visits: 5.5 s of CPU → 0.9 s, and no hash table of 5.5M
+      // visits); only visits cut by a range end (a local day of a zone off UTC) are grouped per visit. `v_human`
+      // stands in for the actor filter: a visit counts when any of its rows is a human's, as the per-row
+      // filter has it.
+      const inside = `v_start >= ${p.bind(ctx.range.fromMs)} and v_start + round(v_duration * 1000) < ${p.bind(ctx.range.toMs)}`;
+      // A range of whole UTC days cuts no visit (none spans 00:00 UTC), and a visit's first row is at its start:
+      // a plain range on ts, which the Parquet scan prunes by statistics, and no second scan for cut visits.
+      const utcDays = ctx.range.fromMs % DAY_MS === 0 && ctx.range.toMs % DAY_MS === 0;
+      const first = ["v_first", "v_human", utcDays ? `ts >= ${p.bind(ctx.range.fromMs)} and ts < ${p.bind(ctx.range.toMs)}` : inside, ...filtersOnly(false)].join(" and ");
+      const firsts = `select ${withDims("visit, v_bounce as b, v_duration as du, v_pageviews as pv", start)} from ${ctx.relation} where ${first}`;
+      ctes.push(`vv as (${utcDays ? firsts : `${firsts} union all ${perVisit(` and not (${inside})`)}`})`);
+    } else {
+      ctes.push(`vv as (${perVisit("")})`);
+    }
     ctes.push(`v as (select ${dims.length > 0 ? `${cols.join(", ")}, ` : ""}count(*)::double as visits, coalesce(avg(b::int), 0) as bounce, coalesce(avg(du), 0) as duration,
       coalesce(sum(pv) / count(*), 0)::double as vpv from vv${groupBy})`);
     parts.push("v");
@@ -264,7 +301,9 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
 
   const nonGoalDims = dims.map((d, i) => [d, i] as const).filter(([d]) => d !== "event:goal");
   if (plan.metrics.includes("group_conversion_rate") && nonGoalDims.length > 0) {
-    ctes.push(`gd as (select ${nonGoalDims.map(([d, i]) => `${dimOf(d)} as d${i}`).join(", ")}, count(distinct visitor)::double as gv from u group by all)`);
+    ctes.push(ungoaled?.groups
+      ? `gd as (select * from ${ungoaled.groups})`
+      : `gd as (select ${nonGoalDims.map(([d, i]) => `${dimOf(d)} as d${i}`).join(", ")}, count(distinct visitor)::double as gv from u group by all)`);
     joined = `${joined} left join gd using (${nonGoalDims.map(([, i]) => `d${i}`).join(", ")})`;
   }
 
@@ -286,11 +325,11 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
       case "percentage":
         return "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from m), 0), 1), 0)";
       case "conversion_rate":
-        return "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from u), 0), 2), 0)";
+        return `coalesce(round(100.0 * visitors / nullif(${ungoaledTotal}, 0), 2), 0)`;
       case "group_conversion_rate":
         return nonGoalDims.length > 0
           ? "coalesce(round(100.0 * visitors / nullif(gv, 0), 2), 0)"
-          : "coalesce(round(100.0 * visitors / nullif((select count(distinct visitor) from u), 0), 2), 0)";
+          : `coalesce(round(100.0 * visitors / nullif(${ungoaledTotal}, 0), 2), 0)`;
     }
   };
   const select = [...cols, ...plan.metrics.map((m) => `${metricSql(m)}::double as "${m}"`), "count(*) over () as __total"].join(", ");

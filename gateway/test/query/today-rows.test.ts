@@ -26,10 +26,10 @@ afterAll(async () => {
   await h.close();
 });
 
-const insert = (atMs: number, page: string) =>
+const insert = (atMs: number, page: string, visitor = randomBytes(32)) =>
   h.pool.query(
     "insert into events (site_id, ts, name, page, channel, device, actor, rule, visitor_hash) values ($1, $2, 'pageview', $3, 'Direct', 'Desktop', 'human', 'test', $4)",
-    [siteId, new Date(atMs), page, randomBytes(32)],
+    [siteId, new Date(atMs), page, visitor],
   );
 const pages = async (table: string) => (await connection.runAndReadAll(`select page from ${table} order by ts, page`)).getRowsJS().map((r) => r[0]);
 
@@ -55,4 +55,27 @@ it("copies the day once, then only what is new; a late row before the watermark 
   // The next day starts empty.
   await today.refresh(connection, siteId, NOW + 86_400_000);
   expect(await pages(table)).toEqual([]);
+});
+
+it("keeps the visit columns: a new row of a visit sessionizes that visitor again, the others stay", async () => {
+  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"));
+  const at = NOW + 2 * 86_400_000;
+  const visitor = randomBytes(32);
+  await insert(at - 1_200_000, "/x", visitor);
+  await insert(at - 3_000_000, "/other");
+  const table = await today.refresh(connection, siteId, at);
+  const visits = async () =>
+    (await connection.runAndReadAll(`select page, v_entry, v_exit, v_pageviews, v_duration, v_bounce, v_first, v_human from ${table} order by ts`)).getRowsJS();
+  expect(await visits()).toEqual([
+    ["/other", "/other", "/other", 1n, 0, true, true, true],
+    ["/x", "/x", "/x", 1n, 0, true, true, true],
+  ]);
+  // 20 minutes later in the same visit: its two rows carry the longer visit, its first row alone v_first.
+  await insert(at + 5_000, "/y", visitor);
+  await today.refresh(connection, siteId, at + 30_000);
+  expect(await visits()).toEqual([
+    ["/other", "/other", "/other", 1n, 0, true, true, true],
+    ["/x", "/x", "/y", 2n, 1205, false, true, true],
+    ["/y", "/x", "/y", 2n, 1205, false, false, true],
+  ]);
 });
