@@ -61,8 +61,17 @@ export class TodayRows {
     const watermark = Math.max(day, now - IN_FLIGHT_MS);
     const state = this.cached.get(siteId);
     if (state !== undefined && state.day === day && (await this.unchangedBefore(connection, siteId, day, state.watermark))) {
-      await connection.run(`delete from ${table} where ts >= ${state.watermark}`);
-      await this.copyInto(connection, table, siteId, state.watermark, day + DAY_MS, "insert into");
+      // One transaction: another query reading the table meanwhile (the site view asks several at once) sees
+      // the rows before or after, never the minute deleted and not yet copied again (it read zero rows so).
+      await connection.run("begin transaction");
+      try {
+        await connection.run(`delete from ${table} where ts >= ${state.watermark}`);
+        await this.copyInto(connection, table, siteId, state.watermark, day + DAY_MS, "insert into");
+        await connection.run("commit");
+      } catch (error) {
+        await connection.run("rollback").catch(() => undefined);
+        throw error;
+      }
     } else {
       this.cached.delete(siteId);
       await this.copyInto(connection, table, siteId, day, day + DAY_MS, "create or replace table");
