@@ -3,7 +3,7 @@
 // mail says what the dashboard says for the same days; visits, bounce rate and visit duration (per visit, which
 // the rollups do not keep) come from the query engine, as POST /api/v2/query answers them. Labels (paths, sources, assistant names) were written
 // by visitors: they pass core's displayLabel and are HTML-escaped, and none becomes a link.
-import { DAY_MS, displayLabel } from "@svc/core";
+import { DAY_MS, displayLabel, formatDuration } from "@svc/core";
 import type { Derived } from "../api-schema/common.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { parseQuery } from "../query/request.ts";
@@ -107,13 +107,8 @@ const num = (n: number | null) => (n === null ? "–" : Number.isInteger(n) ? wh
 const pct = (d: Derived) => (d.value === null ? "–" : `${d.value >= 0 ? "+" : "−"}${Math.round(Math.abs(d.value) * 1000) / 10}%`);
 /** A change the engine gave in whole percent, or in points for a rate. */
 const delta = (n: number | null, unit: "%" | " pts") => (n === null ? "–" : `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
-/** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m". */
-export function duration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return s < 3600 ? `${Math.floor(s / 60)}m ${pad(s % 60)}s` : `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
-}
+/** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m" (one formatter for the mail and the dashboard's tiles). */
+export const duration = formatDuration;
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface RenderedMail {
