@@ -69,7 +69,7 @@ beforeAll(async () => {
     await pageview(base, DOMAIN, path, ua, extra);
     if (path === "/pricing" && extra === GOOGLE) await pageview(base, DOMAIN, "/docs", ua, extra);
   }
-  await pageview(base, DOMAIN, "/pricing", UA.iphone, { ...GOOGLE, n: "Signup" });
+  await pageview(base, DOMAIN, "/pricing", UA.iphone, { ...GOOGLE, n: "Signup", p: { plan: "pro" } });
   const { page, context } = await stack.open();
   await stack.signIn(page);
   signedIn = await context.storageState();
@@ -92,8 +92,8 @@ describe("click to filter", () => {
     const want = await expectedTiles(filters);
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(want));
     expect(want.visitors).toBe(4);
-    // Every card narrows: sources only Google, pages only those Google visitors viewed.
-    await expect.poll(() => rows(page, "source"), { timeout: 15_000 }).toEqual(["Google"]);
+    // Every card narrows: the Sources card drills down to Google's referrers, pages are those Google visitors viewed.
+    await expect.poll(() => rows(page, "referrer"), { timeout: 15_000 }).toEqual(["google.com"]);
     const pages = await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["visitors"], dimensions: ["event:page"], filters, order_by: [["visitors", "desc"], ["event:page", "asc"]] });
     await expect.poll(async () => (await rows(page, "page")).sort()).toEqual(pages.results.map((r: { dimensions: string[] }) => r.dimensions[0]).sort());
     expect(await rows(page, "page")).not.toContain("/blog/one");
@@ -147,6 +147,29 @@ describe("click to filter", () => {
     await page.waitForURL((url) => url.search.includes("utm-campaign"));
     expect(new URL(page.url()).search).toBe("?f=page~contains~pri&f=utm-campaign~contains~a%5Fb%2Ac%20%28d%29%2E");
     await expect.poll(() => page.getByTestId("filter-bar").textContent()).toContain("UTM campaign contains a_b*c (d).");
+    await context.close();
+  });
+});
+
+describe("cards with tabs", () => {
+  it("entry pages from the query API; a filtered browser drills down to its versions; a property's values filter the view", async () => {
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
+    await page.locator('[data-tab="entry"]').click();
+    const entries = await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["visitors"], dimensions: ["visit:entry_page"] });
+    await expect.poll(async () => (await rows(page, "entry")).sort(), { timeout: 15_000 }).toEqual(entries.results.map((r: { dimensions: string[] }) => r.dimensions[0]).sort());
+    // The Devices card's browser tab shows a filtered browser's versions.
+    await page.goto(`/app/sites/${DOMAIN}?f=browser~is~Chrome`);
+    await page.locator('[data-tab="browser"]').click();
+    await expect.poll(async () => (await rows(page, "browser-version")).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // Properties: name one, see its values, click one.
+    await page.goto(`/app/sites/${DOMAIN}`);
+    await page.getByTestId("prop-key").fill("plan");
+    await page.getByTestId("prop-key").press("Enter");
+    await expect.poll(() => rows(page, "prop.plan"), { timeout: 15_000 }).toContain("pro");
+    await page.locator('[data-testid="breakdown-prop.plan"] tr[data-value="pro"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=prop%2Eplan~is~pro"));
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(await expectedTiles([["is", "event:props:plan", ["pro"]]])));
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

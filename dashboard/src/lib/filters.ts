@@ -105,6 +105,9 @@ export function readFilters(search: string): ViewFilter[] {
 export const filterPairs = (filters: readonly ViewFilter[]): string[] =>
   filters.map((f) => `f=${[f.dim, FILTER_OPERATORS.find((o) => o.key === f.op)!.url, ...f.values].map(urlSafe).join("~")}`);
 
+/** The filter key of a card's tab: a rollup field's (`utm_source` → `utm-source`), or the tab's own; null for the bot rule. */
+export const tabFilterKey = (field: string): string | null => FILTER_DIMENSIONS.find((d) => d.live === field)?.key ?? (isKnownDim(field) ? field : null);
+
 /** The query API's dimension of a filter. */
 export const apiDimension = (dim: string): string => (dim.startsWith(PROP_KEY_PREFIX) ? API_PROP_PREFIX + dim.slice(PROP_KEY_PREFIX.length) : dimensionOf(dim)!.api);
 

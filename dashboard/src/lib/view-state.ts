@@ -59,10 +59,52 @@ export const BREAKDOWNS = [
 export type BreakdownSpec = (typeof BREAKDOWNS)[number];
 export type BreakdownField = BreakdownSpec["field"];
 
+/**
+ * One tab of a card: a rollup breakdown (`field` one of BREAKDOWNS) or a dimension only the query API counts
+ * (entry and exit pages, referrers, UTM content and term, versions, a custom property), named by its filter key.
+ */
+export interface TabSpec {
+  readonly field: string;
+  readonly title: string;
+  readonly column: string;
+}
+/** A tab that reads only from POST /api/v2/query (no rollup keeps it). */
+export const isQueryOnly = (field: string) => !BREAKDOWNS.some((b) => b.field === field);
+
+const tab = (field: string, title: string, column: string): TabSpec => ({ field, title, column });
+const rollupTab = (field: BreakdownField, title: string): TabSpec => ({ ...BREAKDOWNS.find((b) => b.field === field)!, title });
+
+/**
+ * The site view's cards and their tabs, as Plausible groups them. `drill`: with an `is` filter of one value on
+ * the tab's own dimension, the tab shows the next level instead (a source's referrers, a browser's versions).
+ */
+export const CARDS: readonly { key: string; title: string; tabs: readonly TabSpec[]; drill?: Readonly<Record<string, TabSpec>> }[] = [
+  { key: "pages", title: "Pages", tabs: [rollupTab("page", "Top pages"), tab("entry", "Entry pages", "Entry page"), tab("exit", "Exit pages", "Exit page")] },
+  {
+    key: "sources",
+    title: "Sources",
+    tabs: [
+      rollupTab("source", "Sources"), tab("referrer", "Referrers", "Referrer"), rollupTab("channel", "Channels"),
+      rollupTab("utm_source", "UTM sources"), rollupTab("utm_medium", "UTM mediums"), rollupTab("utm_campaign", "UTM campaigns"),
+      tab("utm-content", "UTM contents", "UTM content"), tab("utm-term", "UTM terms", "UTM term"),
+    ],
+    drill: { source: tab("referrer", "Referrers", "Referrer") },
+  },
+  { key: "locations", title: "Locations", tabs: [rollupTab("country", "Countries")] },
+  {
+    key: "devices",
+    title: "Devices",
+    tabs: [rollupTab("device", "Devices"), rollupTab("browser", "Browsers"), rollupTab("os", "Operating systems")],
+    drill: { browser: tab("browser-version", "Browser versions", "Version"), os: tab("os-version", "OS versions", "Version") },
+  },
+  { key: "events", title: "Events", tabs: [rollupTab("event", "Events")] },
+  { key: "bots", title: "Bot ledger", tabs: [rollupTab("rule", "Bot ledger")] },
+];
+
 /** What a breakdown card and its full list both need: which breakdown, for which site and window. */
 export interface BreakdownProps {
   site: string;
-  spec: BreakdownSpec;
+  spec: TabSpec;
   /** The API's window parameter: `days=N` or `hours=N` (windowParam). */
   window: string;
   actor: ActorParam;
