@@ -13,6 +13,7 @@ import { QueryBody, QueryResponse } from "./query.ts";
 import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
+import { CreateSegment, Segment, SegmentList } from "./segments.ts";
 import { AlertList, CreateAlertRule, CreatedAlertRule, CreateRecipient, Recipient, RecipientList } from "./notifications.ts";
 import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
@@ -136,6 +137,19 @@ const DEFINED = [
   {
     method: "DELETE", path: "/api/sites/{id}/goals/{goalId}", tag: "goals", security: "admin", summary: "Delete a goal (its events remain)",
     pathParams: { ...SITE_ID, goalId: "The goal's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
+  },
+  // Saved segments (routes/segments.ts)
+  {
+    method: "GET", path: "/api/sites/{id}/segments", tag: "sites", security: "credential", summary: "The site's saved segments (a name and filters each)",
+    pathParams: SITE_ID, responses: [ok(SegmentList)], errors: SITE_ERRORS,
+  },
+  {
+    method: "POST", path: "/api/sites/{id}/segments", tag: "sites", security: "admin", summary: "Save a segment: a name and POST /api/v2/query filters, shared with the team",
+    pathParams: SITE_ID, body: CreateSegment, responses: [{ status: 201, description: "Created.", schema: Segment }], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "DELETE", path: "/api/sites/{id}/segments/{segmentId}", tag: "sites", security: "admin", summary: "Delete a saved segment",
+    pathParams: { ...SITE_ID, segmentId: "The segment's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
   },
   // Read routes (routes/read.ts)
   {
