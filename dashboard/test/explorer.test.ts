@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
-import { apiQuery, pageview, visitorUa } from "./support/traffic.ts";
+import { apiJson, apiQuery, pageview, visitorUa } from "./support/traffic.ts";
 
 const DOMAIN = "explorer.example";
 const SHOTS = join(DASHBOARD_DIR, "screenshots");
@@ -23,6 +23,7 @@ let signedIn: Awaited<ReturnType<BrowserContext["storageState"]>>;
 let visitor = 500;
 let axeSource: string;
 
+const apiJsonOf = (path: string) => apiJson(stack.gateway.base, path);
 const today = () => new Date().toISOString().slice(0, 10);
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 /** The site view's default period (the last 30 days of a UTC site) as a query's date_range. */
@@ -169,6 +170,31 @@ describe("cards with tabs", () => {
     await page.locator('[data-testid="breakdown-prop.plan"] tr[data-value="pro"] a[data-filter-link]').click();
     await page.waitForURL((url) => url.search.includes("f=prop%2Eplan~is~pro"));
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(await expectedTiles([["is", "event:props:plan", ["pro"]]])));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("segments", () => {
+  it("a filtered view saved as a segment is listed for the team and reapplied from the filter bar", async () => {
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=source~is~Google&f=page~isnot~/docs`);
+    await expect.poll(() => page.getByTestId("filter-bar").locator(".chip").count()).toBe(2);
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("segment-name").count())) await page.getByTestId("segment-save").click();
+      return page.getByTestId("segment-name").count();
+    }).toBe(1);
+    await page.getByTestId("segment-name").fill("Google, not docs");
+    await page.getByTestId("segment-submit").click();
+    await page.getByTestId("segment-pick").waitFor();
+    const listed = await apiJsonOf(`/api/sites/${DOMAIN}/segments`);
+    expect(listed.segments).toEqual([expect.objectContaining({ name: "Google, not docs", filters: [["is", "visit:source", ["Google"]], ["is_not", "event:page", ["/docs"]]] })]);
+    // From the unfiltered view, the segment brings both filters back.
+    await page.getByTestId("clear-filters").click();
+    await expect.poll(() => page.getByTestId("filter-bar").locator(".chip").count()).toBe(0);
+    await page.getByTestId("segment-pick").selectOption({ label: "Google, not docs" });
+    await page.waitForURL((url) => url.search === "?f=source~is~Google&f=page~isnot~/docs");
+    const want = await expectedTiles([["is", "visit:source", ["Google"]], ["is_not", "event:page", ["/docs"]]]);
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(want));
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -118,6 +118,23 @@ export function apiFilters(filters: readonly ViewFilter[], actor: ActorParam): u
   return out;
 }
 
+/**
+ * A saved segment's filters (the query API's arrays) as the view's: the leaves the filter bar can show
+ * (`is`, `is not`, `contains`, `does not contain` on a known dimension); anything else is left out.
+ */
+export function fromApiFilters(filters: readonly unknown[]): ViewFilter[] {
+  const out: ViewFilter[] = [];
+  for (const f of filters) {
+    if (!Array.isArray(f) || f.length < 3) continue;
+    const [op, dimension, values] = f as [unknown, unknown, unknown];
+    const known = FILTER_OPERATORS.find((o) => o.key === op);
+    if (!known || typeof dimension !== "string" || !Array.isArray(values) || !values.every((v) => typeof v === "string")) continue;
+    const dim = dimension.startsWith(API_PROP_PREFIX) ? PROP_KEY_PREFIX + dimension.slice(API_PROP_PREFIX.length) : FILTER_DIMENSIONS.find((d) => d.api === dimension)?.key;
+    if (dim !== undefined) out.push({ dim, op: known.key, values });
+  }
+  return out.slice(0, MAX_FILTERS);
+}
+
 /** The view with one more filter; a filter on the same dimension and operator is replaced. */
 export function withFilter(filters: readonly ViewFilter[], next: ViewFilter): ViewFilter[] {
   const kept = filters.filter((f) => !(f.dim === next.dim && f.op === next.op));
