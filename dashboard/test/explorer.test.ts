@@ -245,6 +245,43 @@ describe("live", () => {
   });
 });
 
+describe("keyboard", () => {
+  it("? shows the map; keys change the period, actor and comparison; Esc clears the filters; controls are reachable by Tab and visibly focused", async () => {
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=source~is~Google`);
+    await expect.poll(() => page.getByTestId("filter-bar").locator(".chip").count()).toBe(1);
+    await page.locator('[data-status="live"]').waitFor();
+    await page.keyboard.press("?");
+    await page.getByTestId("keyboard-map").waitFor();
+    expect(await page.getByTestId("keyboard-map").textContent()).toContain("Clear the filters");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.getByTestId("keyboard-map").isVisible()).toBe(false);
+    // The dialog's Esc closed it and left the filters alone.
+    expect(new URL(page.url()).search).toBe("?f=source~is~Google");
+    await page.keyboard.press("w");
+    await page.waitForURL((url) => url.search.includes("period=7d"));
+    await page.keyboard.press("4");
+    await page.waitForURL((url) => url.search.includes("actor=ai_crawler"));
+    await page.keyboard.press("c");
+    await page.waitForURL((url) => url.search.includes("compare=yoy"));
+    await page.keyboard.press("Escape");
+    await page.waitForURL((url) => !url.search.includes("f="));
+    expect(new URL(page.url()).search).toBe("?period=7d&actor=ai_crawler&compare=yoy");
+    // Tab reaches the controls with a visible focus ring.
+    let outlined = 0;
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press("Tab");
+      const style = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return el && el !== document.body ? getComputedStyle(el).outlineStyle : "none";
+      });
+      if (style !== "none") outlined++;
+    }
+    expect(outlined).toBe(25);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("what a person sees", () => {
   async function seriousViolations(page: Page): Promise<string[]> {
     await page.addScriptTag({ content: axeSource });
