@@ -28,11 +28,10 @@ const today = () => new Date().toISOString().slice(0, 10);
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 /** The site view's default period (the last 30 days of a UTC site) as a query's date_range. */
 const LAST_30 = () => [daysAgo(29), today()];
-const number = (text: string | null) => Number((text ?? "").replaceAll(",", "").replace(/[^\d.-]/g, ""));
 
 /** The tiles' numbers as the DOM shows them (`data-value`: the number before formatting). */
 async function tiles(page: Page): Promise<Record<string, number>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>("[data-metric][data-value]")].map((e) => [e.dataset.metric!, Number(e.dataset.value)])));
+  return page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll<HTMLElement>("[data-metric][data-value]")).map((e) => [e.dataset.metric!, Number(e.dataset.value)])));
 }
 const rows = (page: Page, field: string) => page.locator(`[data-testid="breakdown-${field}"] tbody tr`).evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.value!));
 
