@@ -4,14 +4,13 @@
 // as its own process with a fresh SVC_DATA_DIR, waits for the background job to write every settled day's
 // Parquet file, then times a fixed list of queries (sequential, after 2 warm-ups each) and samples the gateway's
 // RSS every 50 ms while they run. The last stdout line is one JSON object with the figures.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
-import { addSite } from "../../gateway/src/storage/sites.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { type Loaded, READ_BENCH_DOMAIN, adminToken, benchSize, loadSite, loadedCounts, percentile, reusedDatabase, round2 } from "./site-load.ts";
+import { READ_BENCH_DOMAIN, adminToken, benchSite, benchSize, percentile, reusedDatabase, round2, settledDays, waitForDayFiles } from "./site-load.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -59,17 +58,9 @@ async function main(): Promise<void> {
   log(`data directory ${dataDir}`);
   let gateway: Awaited<ReturnType<typeof launchGateway>> | null = null;
   try {
-    let loaded: Loaded;
-    let siteId: number;
-    if (args.reuse) {
-      siteId = (await db.pool.query<{ id: number }>("select id from sites where domain = $1", [DOMAIN])).rows[0]!.id;
-      loaded = await loadedCounts(db.pool);
-    } else {
-      siteId = (await addSite(db.pool, { domain: DOMAIN })).id;
-      loaded = await loadSite(db, { siteId, domain: DOMAIN, rows: ROWS, days: DAYS, log });
-    }
+    const { siteId, loaded } = await benchSite(db, { reused: args.reuse !== undefined, rows: ROWS, days: DAYS, log });
     await db.pool.query("insert into goals (site_id, name) values ($1, 'Signup') on conflict do nothing", [siteId]);
-    const settled = (await db.pool.query<{ n: string }>("select count(*) as n from rollup_daily where site_id = $1 and dim = 'total' and actor = 'all' and bucket < current_date", [siteId])).rows[0]!.n;
+    const settled = await settledDays(db.pool, siteId);
 
     gateway = await launchGateway({ DATABASE_URL: db.url, SVC_DATA_DIR: dataDir });
     const pid = gateway.child.pid!;
@@ -77,16 +68,7 @@ async function main(): Promise<void> {
     const token = await adminToken(base);
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
-    // The background job writes the settled days (its first pass a minute after boot).
-    const dir = path.join(dataDir, "parquet", `site-${siteId}`);
-    const waitStart = performance.now();
-    const files = () => { try { return readdirSync(dir).filter((f) => f.endsWith(".parquet")).length; } catch { return 0; } };
-    while (files() < Number(settled)) {
-      if (performance.now() - waitStart > 30 * 60_000) throw new Error(`only ${files()} of ${settled} day files after 30 minutes`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-    const writeS = (performance.now() - waitStart) / 1000;
-    log(`${settled} day files written ${writeS.toFixed(0)} s after boot (first pass after 60 s)`);
+    const writeS = await waitForDayFiles(dataDir, siteId, settled, log);
     const idleRss = rssMb(pid);
 
     // The loaded days, as dates (UTC site): the last DAYS days including today.

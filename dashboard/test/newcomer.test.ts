@@ -254,6 +254,7 @@ describe("numbers", () => {
     expect(number(await sources.locator('tr[data-value=""] [data-col="visitors"]').textContent())).toBe(people.visitors);
     const devices = page.getByTestId("breakdown-device");
     expect(await devices.locator('tr[data-value="other"] .text').textContent()).toBe("Other or not a browser");
+    await page.locator('[data-tab="browser"]').click();
     const browsers = page.getByTestId("breakdown-browser");
     await browsers.locator("table").waitFor();
     expect(await browsers.locator(".not-browser").count()).toBeGreaterThan(0);
@@ -331,6 +332,7 @@ describe("papercuts", () => {
   it("channels read as words", async () => {
     const { page, context } = await open();
     await page.goto(`/app/sites/${DOMAIN}?period=today&actor=humans`);
+    await page.locator('[data-tab="channel"]').click();
     const channels = page.getByTestId("breakdown-channel");
     await channels.locator("table").waitFor();
     const labels = await channels.locator(".text").allTextContents();

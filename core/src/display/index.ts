@@ -1,2 +1,3 @@
 export * from "./label.ts";
 export * from "./csv.ts";
+export * from "./duration.ts";

@@ -63,6 +63,8 @@ export interface BreakdownRow {
   pageviews?: number;
   events?: number;
   hits: number;
+  /** Visitors' change against the view's comparison (a fraction; null from nothing), from the query API. */
+  change?: number | null;
 }
 export interface Breakdown {
   field: string;

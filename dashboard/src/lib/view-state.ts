@@ -1,6 +1,9 @@
-// The site view's whole state lives in its URL (?period=&days=&actor=&compare=&open=&q=), so a view can be
-// shared, reloaded and walked with the back button. This module is the one reader and writer of it.
-import { ACTORS, type ActorParam } from "./types";
+// The site view's whole state lives in its URL (?f=&period=&days=&actor=&compare=&match=&cfrom=&cto=&open=&q=),
+// so a view can be shared, reloaded and walked with the back button. This module is the one reader and writer
+// of it. The string is built by hand, not by URLSearchParams (which would encode `/` and `~`): the filters'
+// readable, chat-safe form is lib/filters.ts's, and every other value is a fixed word, a number or a date.
+import { type ViewFilter, filterPairs, readFilters, urlSafe } from "./filters.ts";
+import { ACTORS, type ActorParam } from "./types.ts";
 
 /** What each choice counts, in a sentence: the actor buttons' tooltips. */
 export const ACTOR_HELP: Readonly<Record<ActorParam, string>> = {
@@ -56,10 +59,52 @@ export const BREAKDOWNS = [
 export type BreakdownSpec = (typeof BREAKDOWNS)[number];
 export type BreakdownField = BreakdownSpec["field"];
 
+/**
+ * One tab of a card: a rollup breakdown (`field` one of BREAKDOWNS) or a dimension only the query API counts
+ * (entry and exit pages, referrers, UTM content and term, versions, a custom property), named by its filter key.
+ */
+export interface TabSpec {
+  readonly field: string;
+  readonly title: string;
+  readonly column: string;
+}
+/** A tab that reads only from POST /api/v2/query (no rollup keeps it). */
+export const isQueryOnly = (field: string) => !BREAKDOWNS.some((b) => b.field === field);
+
+const tab = (field: string, title: string, column: string): TabSpec => ({ field, title, column });
+const rollupTab = (field: BreakdownField, title: string): TabSpec => ({ ...BREAKDOWNS.find((b) => b.field === field)!, title });
+
+/**
+ * The site view's cards and their tabs, as Plausible groups them. `drill`: with an `is` filter of one value on
+ * the tab's own dimension, the tab shows the next level instead (a source's referrers, a browser's versions).
+ */
+export const CARDS: readonly { key: string; title: string; tabs: readonly TabSpec[]; drill?: Readonly<Record<string, TabSpec>> }[] = [
+  { key: "pages", title: "Pages", tabs: [rollupTab("page", "Top pages"), tab("entry", "Entry pages", "Entry page"), tab("exit", "Exit pages", "Exit page")] },
+  {
+    key: "sources",
+    title: "Sources",
+    tabs: [
+      rollupTab("source", "Sources"), tab("referrer", "Referrers", "Referrer"), rollupTab("channel", "Channels"),
+      rollupTab("utm_source", "UTM sources"), rollupTab("utm_medium", "UTM mediums"), rollupTab("utm_campaign", "UTM campaigns"),
+      tab("utm-content", "UTM contents", "UTM content"), tab("utm-term", "UTM terms", "UTM term"),
+    ],
+    drill: { source: tab("referrer", "Referrers", "Referrer") },
+  },
+  { key: "locations", title: "Locations", tabs: [rollupTab("country", "Countries")] },
+  {
+    key: "devices",
+    title: "Devices",
+    tabs: [rollupTab("device", "Devices"), rollupTab("browser", "Browsers"), rollupTab("os", "Operating systems")],
+    drill: { browser: tab("browser-version", "Browser versions", "Version"), os: tab("os-version", "OS versions", "Version") },
+  },
+  { key: "events", title: "Events", tabs: [rollupTab("event", "Events")] },
+  { key: "bots", title: "Bot ledger", tabs: [rollupTab("rule", "Bot ledger")] },
+];
+
 /** What a breakdown card and its full list both need: which breakdown, for which site and window. */
 export interface BreakdownProps {
   site: string;
-  spec: BreakdownSpec;
+  spec: TabSpec;
   /** The API's window parameter: `days=N` or `hours=N` (windowParam). */
   window: string;
   actor: ActorParam;
@@ -69,6 +114,24 @@ export const DEFAULT_PERIOD: PeriodKey = "30d";
 // 366: the API's longest window (a year with a leap day).
 export const MAX_CUSTOM_DAYS = 366;
 
+/** What the tiles, the chart's ghost line and the rows' changes compare with. */
+export const COMPARISONS = [
+  { key: "previous", label: "Previous period" },
+  { key: "yoy", label: "Same period last year" },
+  { key: "custom", label: "Custom range" },
+  { key: "off", label: "No comparison" },
+] as const;
+export type ComparisonMode = (typeof COMPARISONS)[number]["key"];
+
+export interface Comparison {
+  mode: ComparisonMode;
+  /** Plausible's "match day of week": the compared range starts on the same weekday. */
+  matchWeekday: boolean;
+  /** The custom range's first and last day (YYYY-MM-DD, the site's days), when `mode` is custom. */
+  from: string | null;
+  to: string | null;
+}
+
 export interface ViewState {
   period: PeriodKey;
   /** The window in whole UTC days ending today, as the API takes it (and the custom field's value). */
@@ -76,12 +139,30 @@ export interface ViewState {
   /** A rolling window of hours instead (the API's `hours`), or null. */
   hours: number | null;
   actor: ActorParam;
+  /** Whether anything is compared (comparison.mode is not "off"). */
   compare: boolean;
+  comparison: Comparison;
+  filters: ViewFilter[];
   open: BreakdownField | null;
   q: string;
 }
 
-export function readViewState(params: URLSearchParams): ViewState {
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (v: string | null): v is string => v !== null && DAY.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`));
+
+function readComparison(params: URLSearchParams): Comparison {
+  const raw = params.get("compare");
+  // `compare=0`: links from before the comparison choice turned the previous period off so.
+  const mode: ComparisonMode = raw === "0" ? "off" : (COMPARISONS.find((c) => c.key === raw)?.key ?? "previous");
+  const from = params.get("cfrom");
+  const to = params.get("cto");
+  const custom = mode === "custom" && isDay(from) && isDay(to) && from <= to;
+  return { mode: mode === "custom" && !custom ? "previous" : mode, matchWeekday: params.get("match") === "weekday", from: custom ? from : null, to: custom ? to : null };
+}
+
+/** The view a URL shows (`url.search` holds the filters in their raw form: see lib/filters.ts). */
+export function readViewState(url: Pick<URL, "search" | "searchParams">): ViewState {
+  const params = url.searchParams;
   const periodParam = params.get("period") ?? "";
   const period = (PERIODS.find((p) => p.key === periodParam)?.key ?? RENAMED_PERIODS[periodParam] ?? DEFAULT_PERIOD) as PeriodKey;
   const customDays = Number(params.get("days"));
@@ -96,7 +177,8 @@ export function readViewState(params: URLSearchParams): ViewState {
   const openParam = params.get("open");
   const open = (BREAKDOWNS.find((b) => b.field === openParam)?.field ?? null) as BreakdownField | null;
   const hours = PERIODS.find((p) => p.key === period)!.hours;
-  return { period, days, hours, actor, compare: params.get("compare") !== "0", open, q: params.get("q") ?? "" };
+  const comparison = readComparison(params);
+  return { period, days, hours, actor, compare: comparison.mode !== "off", comparison, filters: readFilters(url.search), open, q: params.get("q") ?? "" };
 }
 
 /** The window as the API's query parameter: `hours=24` or `days=30`. */
@@ -104,15 +186,20 @@ export const windowParam = (state: Pick<ViewState, "days" | "hours">): string =>
 
 /** The query string of a state, leaving defaults out so shared links stay short. */
 export function viewQuery(state: ViewState): string {
-  const params = new URLSearchParams();
-  if (state.period !== DEFAULT_PERIOD) params.set("period", state.period);
-  if (state.period === "custom") params.set("days", String(state.days));
-  if (state.actor !== "human") params.set("actor", state.actor);
-  if (!state.compare) params.set("compare", "0");
-  if (state.open) params.set("open", state.open);
-  if (state.open && state.q) params.set("q", state.q);
-  const query = params.toString();
-  return query ? `?${query}` : "";
+  const pairs = filterPairs(state.filters);
+  if (state.period !== DEFAULT_PERIOD) pairs.push(`period=${state.period}`);
+  if (state.period === "custom") pairs.push(`days=${state.days}`);
+  if (state.actor !== "human") pairs.push(`actor=${state.actor}`);
+  const c = state.comparison;
+  // `compare: false` from a caller that only knows the toggle turns the comparison off.
+  const mode = state.compare ? (c.mode === "off" ? "previous" : c.mode) : "off";
+  if (mode === "off") pairs.push("compare=0");
+  else if (mode !== "previous") pairs.push(`compare=${mode}`);
+  if (mode === "custom" && c.from && c.to) pairs.push(`cfrom=${c.from}`, `cto=${c.to}`);
+  if (mode !== "off" && c.matchWeekday) pairs.push("match=weekday");
+  if (state.open) pairs.push(`open=${state.open}`);
+  if (state.open && state.q) pairs.push(`q=${urlSafe(state.q)}`);
+  return pairs.length ? `?${pairs.join("&")}` : "";
 }
 
 export const periodLabel = (state: ViewState) =>

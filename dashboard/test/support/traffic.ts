@@ -28,6 +28,15 @@ export async function apiJson(base: string, path: string): Promise<any> {
   return reply.json;
 }
 
+/** POST /api/v2/query's answer for `body`, read with the same session: what a filtered view must show. */
+export async function apiQuery(base: string, body: Record<string, unknown>): Promise<any> {
+  if (!tokens.has(base)) tokens.set(base, loginAsAdmin(base));
+  const { token } = await tokens.get(base)!;
+  const reply = await call(base, "POST", "/api/v2/query", { body, headers: bearer(token) });
+  expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+  return reply.json;
+}
+
 let loginSerial = 0;
 /**
  * A failed JSON sign-in through the dashboard at `base`, sent from a chosen local address (Linux routes all of

@@ -14,6 +14,7 @@ import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, Sta
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
 import { CreateFunnel, Funnel, FunnelList, FunnelResult, FunnelResultQuery, PatchFunnel } from "./funnels.ts";
+import { CreateSegment, Segment, SegmentList } from "./segments.ts";
 import { AlertList, CreateAlertRule, CreatedAlertRule, CreateRecipient, Recipient, RecipientList } from "./notifications.ts";
 import { CreatedShare, CreateShare, ShareAccess, SharedView, ShareList, UnlockShare } from "./shares.ts";
 import { LlmSettings, PatchLlm } from "./team.ts";
@@ -158,6 +159,18 @@ const DEFINED = [
     description:
       "Computed by the query engine over the rows POST /api/v2/query reads for the same `date_range` (echoed), actor (a visit:actor filter) and `filters`. A visit reaches step 1 at its first row matching it, and each later step at its first matching row after the previous step's; a step's visitors are the distinct visitors with such a visit. Visits as the query API's (30 minutes without a row ends one; never across 00:00 UTC).",
     pathParams: { ...SITE_ID, funnelId: "The funnel's id." }, query: FunnelResultQuery, responses: [ok(FunnelResult)], errors: SITE_ERRORS,
+  // Saved segments (routes/segments.ts)
+  {
+    method: "GET", path: "/api/sites/{id}/segments", tag: "sites", security: "credential", summary: "The site's saved segments (a name and filters each)",
+    pathParams: SITE_ID, responses: [ok(SegmentList)], errors: SITE_ERRORS,
+  },
+  {
+    method: "POST", path: "/api/sites/{id}/segments", tag: "sites", security: "admin", summary: "Save a segment: a name and POST /api/v2/query filters, shared with the team",
+    pathParams: SITE_ID, body: CreateSegment, responses: [{ status: 201, description: "Created.", schema: Segment }], errors: [...SITE_ERRORS, 409],
+  },
+  {
+    method: "DELETE", path: "/api/sites/{id}/segments/{segmentId}", tag: "sites", security: "admin", summary: "Delete a saved segment",
+    pathParams: { ...SITE_ID, segmentId: "The segment's id." }, responses: [{ status: 204, description: "Deleted." }], errors: SITE_ERRORS,
   },
   // Read routes (routes/read.ts)
   {

@@ -52,6 +52,7 @@ import { PeriodicTask } from "../schedule/periodic-task.ts";
 import { exportRoutes } from "../routes/export.ts";
 import { goalRoutes } from "../routes/goals.ts";
 import { funnelRoutes } from "../routes/funnels.ts";
+import { segmentRoutes } from "../routes/segments.ts";
 import { ingestRoutes } from "../routes/ingest.ts";
 import { liveRoutes } from "../routes/live.ts";
 import { openapiRoutes } from "../routes/openapi.ts";
@@ -557,6 +558,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       siteRoutes(routes, { pool, sites, lanes, flushRollups });
       goalRoutes(routes, pool, engine);
       funnelRoutes(routes, pool, engine);
+      segmentRoutes(routes, pool, engine);
       // The settled-days caches of the reads and of insights; a history import drops its site from both.
       const readCache = new SettledCache(clock.now);
       const insightsCache = new SettledCache(clock.now);

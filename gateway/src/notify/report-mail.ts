@@ -4,7 +4,7 @@
 // what the API says for the same date_range (reportQueries are those queries). The rollups keep UTC days and
 // per-hour visitors, which cannot give a distinct count over a local week. Labels (paths, sources, assistant
 // names) were written by visitors: they pass core's displayLabel and are HTML-escaped, and none becomes a link.
-import { addDays, displayLabel, monthStartDay, weekStartDay, zonedDay } from "@svc/core";
+import { addDays, displayLabel, formatDuration, monthStartDay, weekStartDay, zonedDay } from "@svc/core";
 import { type QueryEngine, change } from "../query/engine.ts";
 import { parseQuery } from "../query/request.ts";
 import type { Frequency } from "../storage/notifications.ts";
@@ -109,13 +109,8 @@ const ratio = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 const num = (n: number | null) => (n === null ? "–" : Number.isInteger(n) ? whole.format(n) : ratio.format(n));
 /** A change the engine gave in whole percent, or in points for a rate. */
 const delta = (n: number | null, unit: "%" | " pts") => (n === null ? "–" : `${n >= 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
-/** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m". */
-export function duration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return s < 3600 ? `${Math.floor(s / 60)}m ${pad(s % 60)}s` : `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
-}
+/** 65 → "1m 05s", 42 → "42s", 3725 → "1h 02m" (one formatter for the mail and the dashboard's tiles). */
+export const duration = formatDuration;
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface RenderedMail {

@@ -73,8 +73,17 @@ export class TodayRows {
         await connection.run(`create or replace temp table today_redo as
             select ${raw} from ${table} where ts < ${from} and kind = 'e' and visitor in (select visitor from today_affected)
             union all select * from today_staged`);
-        await connection.run(`delete from ${table} where ts >= ${from} or (kind = 'e' and visitor in (select visitor from today_affected))`);
-        await connection.run(`insert into ${table} ${enrichSql("today_redo")}`);
+        // One transaction: another query reading the table meanwhile (the site view asks several at once) sees
+        // the rows before or after, never the rows deleted and not yet written again (it read zero rows so).
+        await connection.run("begin transaction");
+        try {
+          await connection.run(`delete from ${table} where ts >= ${from} or (kind = 'e' and visitor in (select visitor from today_affected))`);
+          await connection.run(`insert into ${table} ${enrichSql("today_redo")}`);
+          await connection.run("commit");
+        } catch (error) {
+          await connection.run("rollback").catch(() => undefined);
+          throw error;
+        }
       } else {
         this.cached.delete(siteId);
         await this.stage(connection, siteId, day, day + DAY_MS);

@@ -79,3 +79,27 @@ it("keeps the visit columns: a new row of a visit sessionizes that visitor again
     ["/y", "/x", "/y", 2n, 1205, false, false, true],
   ]);
 });
+
+it("a query reading the table while another refreshes it sees every row of the minute being copied again", async () => {
+  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp-2"));
+  const day = NOW + 2 * 86_400_000;
+  for (let i = 0; i < 5; i++) await insert(day + 3_600_000 + i * 1000, `/recent-${i}`);
+  const table = await today.refresh(connection, siteId, day + 3_600_000 + 10_000);
+  // Every row is younger than the watermark's minute: each refresh deletes and copies all of them again. A
+  // reader on its own connection, counting throughout, must never see fewer than five.
+  const reader = await db.connect();
+  try {
+    const counts: number[] = [];
+    let refreshing = true;
+    const reading = (async () => {
+      while (refreshing) counts.push(Number((await reader.runAndReadAll(`select count(*)::double from ${table}`)).getRowsJS()[0]![0]));
+    })();
+    for (let n = 0; n < 20; n++) await today.refresh(connection, siteId, day + 3_600_000 + 20_000 + n);
+    refreshing = false;
+    await reading;
+    expect(counts.length).toBeGreaterThan(0);
+    expect(Math.min(...counts)).toBe(5);
+  } finally {
+    reader.closeSync();
+  }
+});

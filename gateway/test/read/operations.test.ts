@@ -36,6 +36,7 @@ interface Fixture {
   readonly credential?: () => Promise<Record<string, string>>;
 }
 
+const newSegment = async () => ({ segmentId: String((await h.pool.query("insert into segments (site_id, name, filters) values ($1, $2, '[]') returning id", [own.id, `s${unique()}`])).rows[0].id) });
 const newGoal = async () => ({ goalId: String((await h.pool.query("insert into goals (site_id, name) values ($1, $2) returning id", [own.id, `g${unique()}`])).rows[0].id) });
 const newFunnel = async () => ({ funnelId: String((await h.pool.query("insert into funnels (site_id, name, steps) values ($1, $2, $3) returning id", [own.id, `f${unique()}`, JSON.stringify([{ page_path: "/" }, { page_path: "/ops" }])])).rows[0].id) });
 const newKey = async () => ({ id: String((await call(h.base, "POST", "/api/keys", { body: { name: `k${unique()}` }, headers: session })).json.id) });
@@ -92,6 +93,9 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "PATCH /api/sites/{id}/funnels/{funnelId}": { success: 200, params: newFunnel, body: () => ({ name: `f${unique()}` }) },
   "DELETE /api/sites/{id}/funnels/{funnelId}": { success: 204, params: newFunnel },
   "GET /api/sites/{id}/funnels/{funnelId}/result": { success: 200, params: newFunnel, query: "days=7&actor=humans" },
+  "GET /api/sites/{id}/segments": { success: 200 },
+  "POST /api/sites/{id}/segments": { success: 201, body: () => ({ name: `s${unique()}`, filters: [["is", "visit:source", ["Google"]]] }) },
+  "DELETE /api/sites/{id}/segments/{segmentId}": { success: 204, params: newSegment },
   "GET /api/sites/{id}/stats": { success: 200, query: "days=7&actor=all" },
   "POST /api/v2/query": { success: 200, body: () => ({ site_id: "own.example", metrics: ["visitors", "bounce_rate"], date_range: "7d", dimensions: ["visit:source"] }) },
   "GET /api/sites/{id}/breakdown": { success: 200, query: "field=page" },

@@ -13,7 +13,7 @@ export const load = async ({ params, url, fetch }) => {
     const value = url.searchParams.get(key);
     if (value !== null) window.set(key, value);
   }
-  const state = readViewState(window);
+  const state = readViewState({ search: "", searchParams: window });
   try {
     const stats = await api.get<Stats>(sitePath(params.domain, `/stats?${windowParam(state)}&actor=${state.actor}`), fetch);
     return { stats, statsError: null };

@@ -1,0 +1,164 @@
+// The site view's questions to POST /api/v2/query (gateway/src/query, Plausible's Stats API v2): the tiles'
+// totals with their comparison, the chart's series with its ghost line, a card's rows — for the view's period,
+// actor, filters and comparison. An unfiltered view compared with the previous period keeps the rollup reads
+// (GET …/stats, …/breakdown) for what they know; everything else is asked here, so the numbers on screen are
+// the query API's for the same filters.
+import { addDays, zonedDay } from "@svc/core/time-zone";
+import { api } from "./api";
+import { type ViewFilter, apiFilters } from "./filters";
+import type { BreakdownRow, Stats } from "./types";
+import type { ViewState } from "./view-state";
+
+export interface QueryRow {
+  dimensions: string[];
+  metrics: number[];
+  comparison?: { dimensions: string[]; metrics: number[]; change: (number | null)[] };
+}
+export interface QueryAnswer {
+  results: QueryRow[];
+  meta: Record<string, unknown>;
+  query: { date_range?: [string, string]; comparison_date_range?: [string, string] } & Record<string, unknown>;
+}
+
+/** What a query is about: the site, its zone (periods are its local days) and the view. */
+export interface QueryScope {
+  domain: string;
+  timeZone: string;
+  view: Pick<ViewState, "period" | "days" | "hours" | "actor" | "comparison" | "compare" | "filters">;
+}
+
+export const runQuery = (body: Record<string, unknown>) => api.post<QueryAnswer>("/api/v2/query", body);
+
+/** Whether the view needs the query API for its tiles and chart: filters, or a comparison the rollups do not keep. */
+export const needsEngine = (view: QueryScope["view"]): boolean =>
+  view.filters.length > 0 || (view.compare && (view.comparison.mode !== "previous" || view.comparison.matchWeekday));
+
+/** The view's period as a date_range: today, the rolling 24 hours, or the last N local days of the site. */
+export function dateRange(view: QueryScope["view"], timeZone: string, now = Date.now()): string | [string, string] {
+  if (view.hours !== null) return "24h";
+  if (view.period === "today") return "day";
+  const today = zonedDay(now, timeZone);
+  return [addDays(today, -(view.days - 1)), today];
+}
+
+export function comparisonBody(view: QueryScope["view"]): Record<string, unknown> | null {
+  const c = view.comparison;
+  if (!view.compare || c.mode === "off") return null;
+  if (c.mode === "custom") return { mode: "custom", date_range: [c.from, c.to], match_day_of_week: c.matchWeekday };
+  return { mode: c.mode === "yoy" ? "year_over_year" : "previous_period", match_day_of_week: c.matchWeekday };
+}
+
+/** The body every query of the view shares (site, range, filters and actor); `extra` filters are added. */
+export function scopeBody(scope: QueryScope, extra: readonly ViewFilter[] = []): Record<string, unknown> {
+  return { site_id: scope.domain, date_range: dateRange(scope.view, scope.timeZone), filters: apiFilters([...scope.view.filters, ...extra], scope.view.actor) };
+}
+
+export const TILE_METRICS = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration", "events", "hits"] as const;
+export type TileMetric = (typeof TILE_METRICS)[number];
+/** The metrics only the query API counts (per visit). */
+export const VISIT_TILES = ["visits", "views_per_visit", "bounce_rate", "visit_duration"] as const;
+
+export interface TileValue {
+  value: number | null;
+  /** Against the comparison: a fraction (0.12 = +12 %), or points for the bounce rate; null when there was nothing before. */
+  change: number | null;
+  /** "inferred": an upper bound (visitors added up per hour); the rollups' word for it. */
+  basis?: "observed" | "inferred";
+}
+export type Tiles = Partial<Record<TileMetric, TileValue>>;
+
+/** A change as the tiles show it: a fraction of the value before (null from nothing), points for a rate. */
+export function tileChange(metric: TileMetric, now: number, before: number | undefined): number | null {
+  if (before === undefined) return null;
+  if (metric === "bounce_rate") return now - before;
+  return before === 0 ? null : (now - before) / before;
+}
+
+/**
+ * The query API's `events` counts every script row, pageviews included; the tiles and cards count custom
+ * events beside pageviews, as the rollup reads do.
+ */
+const customEvents = (metrics: readonly string[], values: readonly number[]): number => values[metrics.indexOf("events")]! - values[metrics.indexOf("pageviews")]!;
+
+/** The tiles' numbers (all of them, or `only` some) with their change against the view's comparison. */
+export async function tileQuery(scope: QueryScope, only: readonly TileMetric[] = TILE_METRICS): Promise<Tiles> {
+  const metrics = [...new Set<string>([...only, ...(only.includes("events") ? ["pageviews"] : [])])];
+  const comparisons = comparisonBody(scope.view);
+  const answer = await runQuery({ ...scopeBody(scope), metrics, include: comparisons ? { comparisons } : {} });
+  const row = answer.results[0];
+  const now = row?.metrics ?? metrics.map(() => 0);
+  const before = row?.comparison?.metrics;
+  const tiles: Tiles = {};
+  for (const m of only) {
+    const value = m === "events" ? customEvents(metrics, now) : now[metrics.indexOf(m)]!;
+    const prior = before === undefined ? undefined : m === "events" ? customEvents(metrics, before) : before[metrics.indexOf(m)];
+    tiles[m] = { value, change: comparisons ? tileChange(m, value, prior) : null };
+  }
+  return tiles;
+}
+
+/** The rollups' stats as tiles (visitors, pageviews, events, hits). */
+export function tilesFromStats(stats: Stats): Tiles {
+  const tiles: Tiles = {};
+  for (const m of ["visitors", "pageviews", "events", "hits"] as const) tiles[m] = { value: stats.current[m], change: stats.change[m].value, basis: stats.change[m].basis };
+  return tiles;
+}
+
+export interface SeriesBucket {
+  /** The bucket's start as an ISO instant whose UTC wall time is the site's local time (how the chart labels it). */
+  bucket: string;
+  values: Record<"visitors" | "pageviews" | "events" | "hits", number>;
+  previous: Record<"visitors" | "pageviews" | "events" | "hits", number> | null;
+}
+
+const SERIES_METRICS = ["visitors", "pageviews", "events", "hits"];
+const seriesValues = (m: readonly number[]) => ({ visitors: m[0]!, pageviews: m[1]!, events: m[2]! - m[1]!, hits: m[3]! });
+
+/**
+ * The chart's buckets: hourly for today and the last 24 hours, daily otherwise (the chart adds days up into
+ * weeks and months for long ranges, lib/series.ts), each with the comparison's bucket at the same place.
+ */
+export async function seriesQuery(scope: QueryScope): Promise<{ granularity: "hour" | "day"; buckets: SeriesBucket[] }> {
+  const hourly = scope.view.hours !== null || scope.view.period === "today";
+  const comparisons = comparisonBody(scope.view);
+  const answer = await runQuery({
+    ...scopeBody(scope),
+    metrics: SERIES_METRICS,
+    dimensions: [hourly ? "time:hour" : "time:day"],
+    include: { time_labels: true, ...(comparisons ? { comparisons } : {}) },
+  });
+  const byLabel = new Map(answer.results.map((r) => [r.dimensions[0]!, r]));
+  let labels = (answer.meta["time_labels"] as string[] | undefined) ?? answer.results.map((r) => r.dimensions[0]!);
+  // The rolling 24 hours: the engine labels both local days it touches; the chart shows the hours it holds.
+  const [start, end] = (answer.query.date_range ?? []).map((iso) => iso.replace("T", " ").slice(0, 13));
+  if (scope.view.hours !== null && start && end) labels = labels.filter((l) => l.slice(0, 13) >= start && l.slice(0, 13) <= end);
+  const buckets = labels.map((label) => {
+    const row = byLabel.get(label);
+    return {
+      bucket: `${label.slice(0, 10)}T${hourly ? label.slice(11, 19) : "00:00:00"}.000Z`,
+      values: seriesValues(row?.metrics ?? [0, 0, 0, 0]),
+      previous: comparisons ? seriesValues(row?.comparison?.metrics ?? [0, 0, 0, 0]) : null,
+    };
+  });
+  return { granularity: hourly ? "hour" : "day", buckets };
+}
+
+/** The rows of one query dimension, top `limit` by visitors, in the rollup breakdown's shape (`events` for event names). */
+export async function breakdownQuery(scope: QueryScope, dimension: string, limit: number, extra: readonly ViewFilter[] = []): Promise<BreakdownRow[]> {
+  const comparisons = comparisonBody(scope.view);
+  const answer = await runQuery({
+    ...scopeBody(scope, extra),
+    metrics: SERIES_METRICS,
+    dimensions: [dimension],
+    order_by: [["visitors", "desc"], ["pageviews", "desc"], ["hits", "desc"]],
+    pagination: { limit },
+    include: comparisons ? { comparisons } : {},
+  });
+  const isEvent = dimension === "event:name";
+  return answer.results.map((r) => {
+    const [visitors, pageviews, events, hits] = r.metrics as [number, number, number, number];
+    const change = r.comparison ? tileChange("visitors", visitors, r.comparison.metrics[0]) : undefined;
+    const base = { value: r.dimensions[0]!, label: r.dimensions[0]!, visitors, hits, ...(change !== undefined ? { change } : {}) };
+    return isEvent ? { ...base, events } : { ...base, pageviews };
+  });
+}
