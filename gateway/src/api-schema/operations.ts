@@ -159,6 +159,7 @@ const DEFINED = [
     description:
       "Computed by the query engine over the rows POST /api/v2/query reads for the same `date_range` (echoed), actor (a visit:actor filter) and `filters`. A visit reaches step 1 at its first row matching it, and each later step at its first matching row after the previous step's; a step's visitors are the distinct visitors with such a visit. Visits as the query API's (30 minutes without a row ends one; never across 00:00 UTC).",
     pathParams: { ...SITE_ID, funnelId: "The funnel's id." }, query: FunnelResultQuery, responses: [ok(FunnelResult)], errors: SITE_ERRORS,
+  },
   // Saved segments (routes/segments.ts)
   {
     method: "GET", path: "/api/sites/{id}/segments", tag: "sites", security: "credential", summary: "The site's saved segments (a name and filters each)",

@@ -81,10 +81,15 @@ export function withoutVisits(relation: string): string {
     null::bigint as v_events, null::double as v_duration, null::boolean as v_bounce, null::boolean as v_first, null::boolean as v_human from ${relation}`;
 }
 
-/** DuckDB's read_csv of a file COPY wrote: the columns by name and type, "" kept apart from null. */
+/**
+ * DuckDB's read_csv of a file COPY wrote: the columns by name and type, "" kept apart from null. A row is bounded
+ * by ingest's 64 KB request cap (core LIMITS), so 1 MB lines leave room for CSV quoting; DuckDB sizes each
+ * reader's buffer at 16 lines, and 10 MB lines made that 152.5 MiB a reader: three at once (a report's parallel
+ * queries) ran out of the engine's 256 MB.
+ */
 export function readCsvSql(file: string): string {
   const columns = RAW_COLUMNS.map(([name, type]) => `'${name}': '${type}'`).join(", ");
-  return `read_csv('${file.replaceAll("'", "''")}', columns = {${columns}}, header = false, allow_quoted_nulls = false, auto_detect = false, quote = '"', escape = '"', delim = ',', max_line_size = 10000000)`;
+  return `read_csv('${file.replaceAll("'", "''")}', columns = {${columns}}, header = false, allow_quoted_nulls = false, auto_detect = false, quote = '"', escape = '"', delim = ',', max_line_size = 1048576)`;
 }
 
 /** COPY of one site's raw rows with from ≤ ts < to into `file` as CSV (site id and instants are numbers, never text). */

@@ -82,7 +82,8 @@ it("keeps the visit columns: a new row of a visit sessionizes that visitor again
 
 it("a query reading the table while another refreshes it sees every row of the minute being copied again", async () => {
   const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp-2"));
-  const day = NOW + 2 * 86_400_000;
+  // A day of its own: the tests before wrote rows into the day after tomorrow.
+  const day = NOW + 3 * 86_400_000;
   for (let i = 0; i < 5; i++) await insert(day + 3_600_000 + i * 1000, `/recent-${i}`);
   const table = await today.refresh(connection, siteId, day + 3_600_000 + 10_000);
   // Every row is younger than the watermark's minute: each refresh deletes and copies all of them again. A
