@@ -1,7 +1,7 @@
 // The countries card's world map in real Chromium: visits from three countries (their addresses resolved by the
 // gateway's bundled country table), the map fetched when "Show map" is pressed, those countries shaded and
 // buttons, a country without visitors neither; clicking or pressing Enter on one dispatches its ISO alpha-2
-// code (the site view opens the countries list searched for it). The JavaScript of the site view before and
+// code (the site view filters the whole view by that country). The JavaScript of the site view before and
 // after the map is printed. Screenshots light, dark and 375 px under dashboard/screenshots/.
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -61,13 +61,14 @@ it("shades the countries with visitors, and a click or Enter on one dispatches i
   await card.screenshot({ path: join(SHOTS, "country-map-light.png") });
 
   await map.locator('path[data-code="DE"]').click();
-  await page.waitForURL((url) => url.searchParams.get("open") === "country" && url.searchParams.get("q") === "DE");
+  // The site view filters everything by that country.
+  await page.waitForURL((url) => url.searchParams.get("f") === "country~is~DE");
   await page.keyboard.press("Escape");
   await page.goto(`/app/sites/${DOMAIN}`);
   await card.getByTestId("country-map-toggle").click();
   await map.locator('path[data-code="GB"]').focus();
   await page.keyboard.press("Enter");
-  await page.waitForURL((url) => url.searchParams.get("q") === "GB");
+  await page.waitForURL((url) => url.searchParams.get("f") === "country~is~GB");
   expect(errors).toEqual([]);
 });
 
