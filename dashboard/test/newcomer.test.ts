@@ -257,7 +257,8 @@ describe("numbers", () => {
     await page.locator('[data-tab="browser"]').click();
     const browsers = page.getByTestId("breakdown-browser");
     await browsers.locator("table").waitFor();
-    expect(await browsers.locator(".not-browser").count()).toBeGreaterThan(0);
+    // The tab's rows arrive after its table: wait for them rather than count the first paint.
+    await expect.poll(() => browsers.locator(".not-browser").count()).toBeGreaterThan(0);
     await context.close();
   });
 
