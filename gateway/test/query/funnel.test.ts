@@ -8,6 +8,7 @@ import { pagePatternRegex } from "../../src/query/sql.ts";
 import { DayFiles } from "../../src/parquet/day-files.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, post, startHarness } from "../support/harness.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 const DOMAIN = "funnel.example";
 const DAYS = ["2026-03-13", "2026-03-14", "2026-03-15"];
@@ -22,15 +23,7 @@ const STEPS: readonly Step[] = [
 ];
 type Step = { readonly page_path: string } | { readonly goal: string };
 
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(23);
+const rand = seededRandom(23);
 const pick = <T,>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
 interface Row { ts: number; name: string; page: string; source: string | null; country: string | null; actor: string; visitor: string; visit?: number }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DayFiles } from "../../src/parquet/day-files.ts";
 import { type Harness, post, startHarness } from "../support/harness.ts";
 import { bearer, loginAsAdmin } from "../support/auth.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 const DOMAIN = "recount.example";
 const DAYS = ["2026-03-13", "2026-03-14", "2026-03-15"];
@@ -18,15 +19,7 @@ const SOURCES = [null, "Google", "Twitter", "chatgpt.com"];
 const COUNTRIES = [null, "DE", "US", "FR"];
 const ACTORS = ["human", "human", "human", "human_via_ai", "bot", "ai_crawler"];
 
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(22);
+const rand = seededRandom(22);
 const pick = <T,>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
 interface Row {
