@@ -12,6 +12,7 @@ import { launchGateway } from "../../gateway/src/launch.ts";
 import { pageJsWeight, type JsWeight } from "../../dashboard/scripts/js-weight.ts";
 import { DASHBOARD_DIR, DASHBOARD_ENTRY, startDashboard } from "../../dashboard/scripts/launch.ts";
 import { launchBrowser } from "../../tracker/test/support/browser.ts";
+import { signedInPage } from "./site-load.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -59,12 +60,7 @@ async function main(): Promise<void> {
   const browser = await launchBrowser();
   try {
     const context = await browser.newContext({ baseURL: dashboard.base, viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto("/app/login");
-    await page.getByLabel("Email").fill(process.env.SVC_ADMIN_EMAIL ?? "admin@localhost");
-    await page.getByLabel("Password").fill(process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL((url) => url.pathname === "/app");
+    await signedInPage(context);
     const state = await context.storageState();
 
     const view = `/app/sites/${DOMAIN}?period=${args.period}`;

@@ -15,7 +15,7 @@ import { launchGateway } from "../../gateway/src/launch.ts";
 import { DASHBOARD_DIR, DASHBOARD_ENTRY, startDashboard } from "../../dashboard/scripts/launch.ts";
 import { launchBrowser } from "../../tracker/test/support/browser.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
-import { READ_BENCH_DOMAIN, benchSite, benchSize, percentile, reusedDatabase, settledDays, waitForDayFiles } from "./site-load.ts";
+import { READ_BENCH_DOMAIN, benchSite, benchSize, percentile, reusedDatabase, settledDays, signedInPage, waitForDayFiles } from "./site-load.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,12 +45,7 @@ async function main(): Promise<void> {
     await waitForDayFiles(dataDir, siteId, settled, log);
     dashboard = await startDashboard(`http://127.0.0.1:${gateway.port}`);
     const context = await browser.newContext({ baseURL: dashboard.base, viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto("/app/login");
-    await page.getByLabel("Email").fill(process.env.SVC_ADMIN_EMAIL ?? "admin@localhost");
-    await page.getByLabel("Password").fill(process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL((url) => url.pathname === "/app");
+    const page = await signedInPage(context);
 
     const numbers: number[] = [];
     const cards: number[] = [];

@@ -6,6 +6,7 @@ import { readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
+import type { BrowserContext, Page } from "playwright-core";
 import { DAY_MS } from "@svc/core";
 import { copyRows } from "./generated-rows.ts";
 import { openDatabase } from "../../gateway/src/storage/database.ts";
@@ -158,4 +159,15 @@ export async function benchSite(
   }
   const siteId = (await addSite(db.pool, { domain: READ_BENCH_DOMAIN })).id;
   return { siteId, loaded: await loadSite(db, { siteId, domain: READ_BENCH_DOMAIN, rows: options.rows, days: options.days, log: options.log }) };
+}
+
+/** A page of `context` signed in to the dashboard as the development admin, at /app. */
+export async function signedInPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto("/app/login");
+  await page.getByLabel("Email").fill(process.env.SVC_ADMIN_EMAIL ?? "admin@localhost");
+  await page.getByLabel("Password").fill(process.env.SVC_ADMIN_PASSWORD ?? "change-me-admin-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/app");
+  return page;
 }
