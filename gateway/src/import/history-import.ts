@@ -130,6 +130,20 @@ async function copyInto(client: pg.PoolClient, table: string, rows: readonly Eve
 }
 
 /**
+ * The connection's statements one after another, each asked when the one before it has settled: pg 8 queues a
+ * query asked while another runs, but warns that pg 9 will refuse it. The overlap stays: this process checks or
+ * counts the next rows while PostgreSQL runs the last COPY or fetch.
+ */
+function inTurn(): <T>(statement: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (statement) => {
+    const next = last.then(statement);
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
+/**
  * Imports the NDJSON `body` into `site`'s history on one connection of `pool`, in one transaction. Database
  * failures reject (nothing is stored); bad lines are refused in the report.
  */
@@ -152,6 +166,7 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
   };
 
   const client = await pool.connect();
+  const turn = inTurn();
   let discard = false;
   let locked = false;
   try {
@@ -205,7 +220,8 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
         // One COPY in flight while the next batch is parsed: PostgreSQL stores one while this process checks
         // the next (at most two batches held).
         await staging;
-        staging = settle(copyInto(client, STAGE, batch));
+        const rows = batch;
+        staging = settle(turn(() => copyInto(client, STAGE, rows)));
         batch = [];
       }
     }
@@ -257,10 +273,11 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
     let visits: VisitState | null = null;
     let sink: DeltaSink = newDeltaSink();
     const endDay = async () => {
-      if (sink.deltas.length > 0) await addRollups(client, sink.deltas);
+      const deltas = sink.deltas;
+      if (deltas.length > 0) await turn(() => addRollups(client, deltas));
       sink = newDeltaSink();
     };
-    const fetch = () => client.query<EventRow>(`fetch ${FETCH_ROWS} from svc_import_cursor`);
+    const fetch = () => turn(() => client.query<EventRow>(`fetch ${FETCH_ROWS} from svc_import_cursor`));
     let next = fetch();
     while (true) {
       const { rows } = await next;
@@ -282,7 +299,7 @@ export async function importHistory(pool: pg.Pool, site: SiteRecord, body: Async
         out.push(row);
       }
       await staging;
-      staging = settle(copyInto(client, "events", out));
+      staging = settle(turn(() => copyInto(client, "events", out)));
       if (!more) break;
     }
     await staging;
