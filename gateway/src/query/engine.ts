@@ -228,20 +228,20 @@ export class QueryEngine {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
     const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
-    const goals = await siteGoals(this.options.pool, site.id);
     const time = plan.dimensions.find(isTimeDimension);
     const grain = time === undefined ? null : timeGrain(time, range);
     const compared = plan.include.comparisons === null ? null : comparisonRange(range, plan.include.comparisons, timeZone);
-
-    if (rollupServes(plan, range, timeZone, grain)) {
-      await this.options.flushRollups();
-      const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
-      const meta: Record<string, unknown> = {};
-      if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
-      if (plan.include.totalRows) meta["total_rows"] = all.length;
-      return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
+    // In line before anything is awaited, so queries that reach the engine together keep their order (the
+    // goals' read, a round trip to PostgreSQL, came first before and could reorder them).
+    if (!rollupServes(plan, range, timeZone, grain)) {
+      return this.admitted(async () => this.fromDuckDB(site, plan, { range, timeZone, goals: await siteGoals(this.options.pool, site.id), time, grain, compared, now }));
     }
-    return this.admitted(() => this.fromDuckDB(site, plan, { range, timeZone, goals, time, grain, compared, now }));
+    await this.options.flushRollups();
+    const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
+    const meta: Record<string, unknown> = {};
+    if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
+    if (plan.include.totalRows) meta["total_rows"] = all.length;
+    return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
   }
 
   private async fromDuckDB(
