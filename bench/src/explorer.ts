@@ -1,11 +1,14 @@
-// npm run bench:explorer [-- --rows 200000 --days 30 --runs 5 | --rows 10000000 | --reuse URL]
+// npm run bench:explorer [-- --rows 200000 --days 30 --runs 5 | --rows 10000000 | --reuse URL [--data-dir DIR]]
 // Time to filtered numbers (issue 23): in real Chromium through the dashboard server and the gateway process,
 // the site view of bench:read's site; a click on the top row of the Sources card filters the view through
 // POST /api/v2/query, and the time from the click to the filtered tiles' numbers on screen is measured, then
 // to the Pages card's filtered rows. `--rows` defaults to 200,000 (a minute to load); `--rows 10000000` is the
-// issue's dataset (several minutes), `--reuse URL` a database `bench:read --keep` or `bench:query --keep` left.
-// Waits for the gateway's Parquet day files first, as bench:query does. The last stdout line is one JSON
-// object with the figures, beside the load average (the machine is shared).
+// issue's dataset (several minutes), `--reuse URL` a database `bench:read --keep` or `bench:query --keep` left,
+// with `--data-dir` the data directory that run kept (its Parquet day files are reused, not written again).
+// Waits for the gateway's Parquet day files first, as bench:query does. Every POST /api/v2/query the page sends
+// is followed: a run that times out says which were still pending and how the others answered (a 503 of the
+// engine's admission queue, say). The last stdout line is one JSON object with the figures, beside the load
+// average (the machine is shared).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +16,7 @@ import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { DASHBOARD_DIR, DASHBOARD_ENTRY, startDashboard } from "../../dashboard/scripts/launch.ts";
+import type { Page } from "playwright-core";
 import { launchBrowser } from "../../tracker/test/support/browser.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { READ_BENCH_DOMAIN, benchSite, benchSize, percentile, reusedDatabase, settledDays, signedInPage, waitForDayFiles } from "./site-load.ts";
@@ -23,6 +27,7 @@ const { values: args } = parseArgs({
     days: { type: "string", default: "30" },
     runs: { type: "string", default: "5" },
     reuse: { type: "string" },
+    "data-dir": { type: "string" },
   },
 });
 const { rows: ROWS, days: DAYS, requests: RUNS } = benchSize({ rows: args.rows, days: args.days, requests: args.runs }, { days: 2, requests: 1 });
@@ -31,10 +36,63 @@ const TARGET_MS = 1_500;
 const log = (line: string) => console.log(`[bench:explorer] ${line}`);
 const round = (n: number) => Math.round(n);
 
+/** The page's POST /api/v2/query requests since the last `reset`: when each was sent and how it ended. */
+function followQueries(page: Page) {
+  type Followed = { body: string; sentAt: number; status: number | null; failed: string | null; doneAt: number | null };
+  let list: Followed[] = [];
+  const mine = new Map<object, Followed>();
+  page.on("request", (request) => {
+    if (request.method() !== "POST" || !request.url().includes("/api/v2/query")) return;
+    const f: Followed = { body: request.postData() ?? "", sentAt: performance.now(), status: null, failed: null, doneAt: null };
+    mine.set(request, f);
+    list.push(f);
+  });
+  page.on("requestfinished", (request) => {
+    const f = mine.get(request);
+    if (f === undefined) return;
+    f.doneAt = performance.now();
+    void request.response().then((response) => (f.status = response?.status() ?? null));
+  });
+  page.on("requestfailed", (request) => {
+    const f = mine.get(request);
+    if (f === undefined) return;
+    f.doneAt = performance.now();
+    f.failed = request.failure()?.errorText ?? "failed";
+  });
+  /** What a query asked, in a few words: its dimensions (or "totals") and metrics. */
+  const what = (body: string): string => {
+    try {
+      const q = JSON.parse(body) as { dimensions?: string[]; metrics?: string[] };
+      return `${q.dimensions?.join(",") || "totals"} [${q.metrics?.join(",") ?? ""}]`;
+    } catch {
+      return body.slice(0, 60);
+    }
+  };
+  return {
+    reset: () => (list = []),
+    /** Whether every query sent has ended (and none followed for 300 ms) within `timeoutMs`. */
+    settled: async (timeoutMs: number): Promise<boolean> => {
+      const until = performance.now() + timeoutMs;
+      while (performance.now() < until) {
+        const last = Math.max(0, ...list.map((f) => f.doneAt ?? Number.POSITIVE_INFINITY));
+        if (last !== Number.POSITIVE_INFINITY && performance.now() - last > 300) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    },
+    /** Statuses other than 200 among the finished ones. */
+    refused: () => list.filter((f) => f.status !== null && f.status !== 200).map((f) => `${what(f.body)} ${f.status}`),
+    report: (since: number): string =>
+      list
+        .map((f) => `  ${what(f.body)}: sent +${round(f.sentAt - since)} ms, ${f.doneAt === null ? "STILL PENDING" : f.failed ?? `answered ${f.status ?? "?"} at +${round(f.doneAt - since)} ms`}`)
+        .join("\n") || "  (no POST /api/v2/query sent)",
+  };
+}
+
 async function main(): Promise<void> {
   if (!existsSync(DASHBOARD_ENTRY)) execFileSync("npm", ["run", "build", "-w", "dashboard"], { cwd: `${DASHBOARD_DIR}/..`, stdio: "inherit" });
   const db = args.reuse ? await reusedDatabase(args.reuse) : await freshBenchDatabase("bench_explorer", { keep: false, log });
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-explorer-"));
+  const dataDir = args["data-dir"] ?? mkdtempSync(path.join(os.tmpdir(), "svc-bench-explorer-"));
   let gateway: Awaited<ReturnType<typeof launchGateway>> | null = null;
   let dashboard: Awaited<ReturnType<typeof startDashboard>> | null = null;
   const browser = await launchBrowser();
@@ -46,6 +104,8 @@ async function main(): Promise<void> {
     dashboard = await startDashboard(`http://127.0.0.1:${gateway.port}`);
     const context = await browser.newContext({ baseURL: dashboard.base, viewport: { width: 1280, height: 900 } });
     const page = await signedInPage(context);
+    const queries = followQueries(page);
+    const refusals: string[] = [];
 
     const numbers: number[] = [];
     const cards: number[] = [];
@@ -58,13 +118,27 @@ async function main(): Promise<void> {
       await top.waitFor({ timeout: 60_000 });
       await page.locator('[data-status="live"]').waitFor({ timeout: 60_000 });
       source = (await top.textContent()) ?? "";
+      queries.reset();
       const started = performance.now();
       await top.click();
-      await page.waitForFunction(() => location.search.includes("f=") && !!document.querySelector('[data-metric="visits"][data-value]') && !!document.querySelector('[data-metric="visitors"][data-value]'), undefined, { polling: "raf", timeout: 120_000 });
+      // On a timeout, which of the view's queries were still pending and how the others answered.
+      const waitFor = async (what: string, check: () => boolean) => {
+        try {
+          await page.waitForFunction(check, undefined, { polling: "raf", timeout: 120_000 });
+        } catch (error) {
+          log(`run ${run}: no ${what} 120 s after the click; the view's queries (times from the click):\n${queries.report(started)}`);
+          throw error;
+        }
+      };
+      await waitFor("filtered tiles", () => location.search.includes("f=") && !!document.querySelector('[data-metric="visits"][data-value]') && !!document.querySelector('[data-metric="visitors"][data-value]'));
       const shown = performance.now() - started;
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="breakdown-page"] tbody tr').length > 0, undefined, { polling: "raf", timeout: 120_000 });
+      await waitFor("filtered pages card", () => document.querySelectorAll('[data-testid="breakdown-page"] tbody tr').length > 0);
       const cardsShown = performance.now() - started;
       visitors = (await page.locator('[data-metric="visitors"]').textContent()) ?? "";
+      // Wait for the rest of the view's queries, so the next run starts on an idle engine, and count refusals.
+      if (!(await queries.settled(120_000))) log(`run ${run}: queries still running 120 s after the click:\n${queries.report(started)}`);
+      if (run > 0) refusals.push(...queries.refused());
+      log(`run ${run}: the view's queries (times from the click):\n${queries.report(started)}`);
       if (run === 0) log(`warm-up: numbers ${round(shown)} ms after the click`);
       else {
         numbers.push(shown);
@@ -79,7 +153,7 @@ async function main(): Promise<void> {
     log(`filtered by source ${source}: numbers p50 ${round(percentile(numbers, 50))} / p95 ${round(percentile(numbers, 95))} ms after the click; load average ${load}`);
     console.log(JSON.stringify({
       bench: "explorer", rows: loaded.rows, days: DAYS, runs: RUNS, filter: `source is ${source}`,
-      click_to_numbers_ms: figures(numbers), click_to_page_card_ms: figures(cards),
+      click_to_numbers_ms: figures(numbers), click_to_page_card_ms: figures(cards), queries_not_200: refusals,
       target_ms: TARGET_MS, within_target: percentile(numbers, 95) <= TARGET_MS, load_average: load,
     }));
   } finally {
@@ -90,7 +164,7 @@ async function main(): Promise<void> {
       await gateway.exited();
     }
     await db.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (args["data-dir"] === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

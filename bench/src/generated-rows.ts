@@ -39,6 +39,8 @@ function rowsQuery({ kind, siteId, domain, dayStart, span, n }: GeneratedRows): 
   const channel = `case when actor = 'human_via_ai' then 'ai_assistant' when source is null then 'direct' when source in ('Google', 'Bing', 'DuckDuckGo') then 'search' when source in ('Twitter', 'LinkedIn', 'Reddit', 'Facebook', 'Hacker News') then 'social' else 'referral' end`;
   const utm = (col: string, list: readonly string[], r: string) => `case when r5 < 0.08 then ${pick(list, r)} else null end as ${col}`;
   const browserLike = `actor in ('human', 'human_via_ai')`;
+  // Major.minor as ingest stores them (sql/019): a dozen browser majors, a few OS versions.
+  const versions = `case when browser is null then null else (120 + floor(r5 * 12)::int) || '.0' end, case when os is null then null else (10 + floor(r6 * 8)::int) || '.' || floor(r7 * 5)::int end`;
   const tail = (cols: string) => `
     from (select *, ${aiName} as ai_name from (
             select ${sharedColumns(actorCase)} from (
@@ -58,12 +60,12 @@ function rowsQuery({ kind, siteId, domain, dayStart, span, n }: GeneratedRows): 
     ${cols}`;
   if (kind === "events") {
     return `copy (select ${siteId}, ts, case when r4 < 0.93 then 'pageview' else ${pick(EVENTS, "(r4 - 0.93) / 0.07")} end, page, '${domain}', null, source, channel,
-                        utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, 1280, actor, ai_name, 'bench', visitor_hash, null, null
+                        utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, 1280, actor, ai_name, 'bench', visitor_hash, null, null, ${versions}
               ${tail("")}) to stdout`;
   }
   return `copy (select ${siteId}, ts, 'GET', page,
                       case when r8 < 0.85 then 200 when r8 < 0.90 then 301 when r8 < 0.98 then 404 else 500 end,
-                      null, source, channel, utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, actor, ai_name, 'bench', visitor_hash
+                      null, source, channel, utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, actor, ai_name, 'bench', visitor_hash, ${versions}
             ${tail("")}) to stdout`;
 }
 

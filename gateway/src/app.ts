@@ -14,6 +14,8 @@ import {
   HttpService, LiveService, LogService, NotificationsService, RollupsService, SitesService, SupervisorService, WriterService,
 } from "./layers/services.ts";
 import type { Notifier } from "./notify/notifier.ts";
+import { QueryService } from "./layers/query-layer.ts";
+import type { QueryEngine } from "./query/engine.ts";
 import type { LiveHub } from "./live/hub.ts";
 import type { Logger } from "./log.ts";
 import type { RollupFlusher, WriteRollupsFn } from "./rollups/flusher.ts";
@@ -60,6 +62,8 @@ export interface Gateway {
   readonly auth: Authenticator;
   /** Reports and alerts; tests call `runDue()` after setting the clock instead of waiting for the minute task. */
   readonly notifier: Notifier;
+  /** The query engine (POST /api/v2/query, funnels); tests hold its admission slots to fill its queue. */
+  readonly query: QueryEngine;
   /**
    * Stop accepting, answer what is in flight, drain mailboxes and the writer, write the last rollup counts.
    * Closes the database only when the gateway opened it.
@@ -104,6 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     faults,
     auth: Context.get(services, AuthenticatorService),
     notifier: Context.get(services, NotificationsService).notifier,
+    query: Context.get(services, QueryService),
     stop: () => {
       stopping ??= Effect.runPromise(Scope.close(scope, Exit.void)).then(() =>
         log.info("gateway stopped", { batches: writer.stats.batches, rows: writer.stats.rows, rollup_flushes: rollups.stats.flushes }),

@@ -15,6 +15,7 @@ import { DEFAULT_VALUE_BUDGET, DEFAULT_VISITOR_BUDGET, type StateBudget } from "
 import { REPLAY_BATCH_ROWS } from "./rollups/day-rows.ts";
 import { redactUrlPasswords } from "./outbound/redact.ts";
 import { ConfigInvalid } from "@svc/core";
+import { type AdmissionLimits, QUERY_QUEUED, QUERY_RUNNING, QUERY_WAIT_MS } from "./query/admission.ts";
 
 /** Where `npm run build:adapters` (adapters/scripts/pack.mjs) writes the packed middleware package. */
 const ADAPTERS_PACKAGE = "adapters/pack/svc-adapters.tgz";
@@ -59,6 +60,8 @@ export interface GatewayConfig {
   readonly laneIdleMs: number;
   /** Rows of a day's replay (a rebuild, a takeover's recount) between two turns of the event loop (rollups/day-rows.ts). */
   readonly replayBatchRows: number;
+  /** The query engine's admission queue (query/admission.ts): queries running on DuckDB at once, waiting at most, and for how long. */
+  readonly queryAdmission: AdmissionLimits;
   /** Several gateways on one database (SVC_CLUSTER): site ownership by advisory lock, see cluster/ownership.ts; null = one gateway. */
   readonly cluster: ClusterConfig | null;
   /** Visitors (SVC_VISITOR_BUDGET) and values per dimension (SVC_VALUE_BUDGET) of one site's day held exactly. */
@@ -162,6 +165,10 @@ const ENTRIES = {
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
   SVC_LANE_IDLE_MS: entry(Config.Int("SVC_LANE_IDLE_MS").pipe(Config.withDefault(86_400_000)), "an integer 60000..604800000 (milliseconds)", (n) => n >= 60_000 && n <= 604_800_000),
   SVC_REPLAY_BATCH_ROWS: entry(Config.Int("SVC_REPLAY_BATCH_ROWS").pipe(Config.withDefault(REPLAY_BATCH_ROWS)), "an integer 100..1000000 (rows)", (n) => n >= 100 && n <= 1_000_000),
+  // See query/admission.ts for why these numbers.
+  SVC_QUERY_RUNNING: entry(Config.Int("SVC_QUERY_RUNNING").pipe(Config.withDefault(QUERY_RUNNING)), "an integer 1..16 (queries running on the query engine at once)", (n) => n >= 1 && n <= 16),
+  SVC_QUERY_QUEUE: entry(Config.Int("SVC_QUERY_QUEUE").pipe(Config.withDefault(QUERY_QUEUED)), "an integer 0..10000 (queries waiting for the query engine)", (n) => n >= 0 && n <= 10_000),
+  SVC_QUERY_WAIT_MS: entry(Config.Int("SVC_QUERY_WAIT_MS").pipe(Config.withDefault(QUERY_WAIT_MS)), "an integer 100..600000 (milliseconds)", (n) => n >= 100 && n <= 600_000),
   SVC_CLUSTER: entry(Config.Boolean("SVC_CLUSTER").pipe(Config.withDefault(false)), "true or false (on/off, 1/0)"),
   SVC_GATEWAY_NAME: entry(optionalString("SVC_GATEWAY_NAME"), "1..40 letters, digits, '.', '_' or '-'", (n) => n === null || /^[\w.-]{1,40}$/.test(n)),
   // 5 s: a paused or dead gateway's sites move after about 5 s, while a live one heartbeats every 1.7 s. At 3 s
@@ -287,6 +294,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
     laneIdleMs: v.SVC_LANE_IDLE_MS,
     replayBatchRows: v.SVC_REPLAY_BATCH_ROWS,
+    queryAdmission: { running: v.SVC_QUERY_RUNNING, queued: v.SVC_QUERY_QUEUE, waitMs: v.SVC_QUERY_WAIT_MS },
     cluster: v.SVC_CLUSTER ? { name: v.SVC_GATEWAY_NAME ?? `${os.hostname()}-${process.pid}`, ownerTimeoutMs: v.SVC_OWNER_TIMEOUT_MS } : null,
     stateBudget: { visitors: v.SVC_VISITOR_BUDGET, values: v.SVC_VALUE_BUDGET },
     failedCredentialsPerMinute: v.SVC_FAILED_CREDENTIALS_PER_CLIENT,

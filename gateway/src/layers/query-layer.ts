@@ -10,6 +10,14 @@ import { ClockService, ConfigService, DatabaseService, LogService, RollupsServic
 
 export class QueryService extends Context.Service<QueryService, QueryEngine>()("svc/Query") {}
 
+/**
+ * The day files' writer's own DuckDB memory limit, apart from the engine's: sessionizing a 333,333-row day (10M
+ * rows a month) ran within 160 MB once the files were no longer sorted by time (day-files.ts write); 192 MB
+ * leaves room for busier days. Sorted by time it needed more than 224 MB, so the engine's 256 MB could not be
+ * lowered without the writer running out of memory (README "Benchmarks").
+ */
+export const DAY_FILES_MEMORY_LIMIT = "192MB";
+
 /** A minute between passes: a day settles 10 minutes after its end, so a file is at most ~11 minutes late. */
 export const DAY_FILES_INTERVAL_MS = 60_000;
 
@@ -25,7 +33,7 @@ export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
       const dayFiles = new DayFiles(config.dataDir);
       const tempDir = path.join(config.dataDir, "query-tmp");
       const engine = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir, dayFiles, flushRollups: () => rollups.flushBeforeRead() }), catch: (error) => error }),
+        Effect.tryPromise({ try: () => QueryEngine.open({ pool, now: clock.now, tempDir, dayFiles, flushRollups: () => rollups.flushBeforeRead(), admission: config.queryAdmission }), catch: (error) => error }),
         (engine) => Effect.sync(() => engine.close()),
       );
       // The pass writes with a DuckDB of its own, one thread (a background job leaves the other core to ingest),
@@ -34,7 +42,7 @@ export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
       const writePass = async () => {
         const writer: { db: Promise<DuckDBInstance> | null } = { db: null };
         try {
-          return await dayFiles.pass(pool, async () => (await (writer.db ??= openDuckDB(path.join(tempDir, "writer"), 1))).connect(), clock.now());
+          return await dayFiles.pass(pool, async () => (await (writer.db ??= openDuckDB(path.join(tempDir, "writer"), { threads: 1, memoryLimit: DAY_FILES_MEMORY_LIMIT }))).connect(), clock.now());
         } finally {
           await writer.db?.then((db) => db.closeSync(), () => undefined);
         }

@@ -1,8 +1,8 @@
 // Per-site daily Parquet files of settled UTC days: what the query engine (query/engine.ts) reads instead of
 // PostgreSQL's raw partitions, which carry no index (each would cost ingest more than its budget).
 //
-// Layout: <SVC_DATA_DIR>/parquet/site-<id>/<YYYY-MM-DD>.parquet, the day's enriched rows (query/rows.ts) in
-// time order, zstd-compressed. A day is settled 10 minutes after its UTC end (the writer commits within
+// Layout: <SVC_DATA_DIR>/parquet/site-<id>/<YYYY-MM-DD>.parquet, the day's enriched rows (query/rows.ts),
+// zstd-compressed. A day is settled 10 minutes after its UTC end (the writer commits within
 // seconds; the margin covers a lane draining at midnight). A background pass, every minute:
 // - writes each settled day that has rows (rollup_daily knows which) and no file — idempotent: a file is
 //   written to a temporary name and renamed, so a crash leaves no half file under the real name;
@@ -126,7 +126,10 @@ export class DayFiles {
     const from = Date.parse(`${day}T00:00:00Z`);
     try {
       await copyRawRows(pool, siteId, from, from + DAY_MS, csv);
-      await connection.run(`copy (${enrichSql(`(select * from ${readCsvSql(csv)})`)} order by ts) to '${tmp.replaceAll("'", "''")}' (format parquet, compression zstd)`);
+      // In the enrichment's order (by visitor), not sorted by time: the sort of every enriched row made the pass
+      // need more than 224 MB for a 333,333-row day and 4.1 s of CPU; unsorted it runs within 160 MB in 1.7 s
+      // (DAY_FILES_MEMORY_LIMIT). Queries read whole files and order their own answers.
+      await connection.run(`copy (${enrichSql(`(select * from ${readCsvSql(csv)})`)}) to '${tmp.replaceAll("'", "''")}' (format parquet, compression zstd)`);
       await rename(tmp, file);
     } finally {
       await rm(csv, { force: true });

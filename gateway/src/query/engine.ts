@@ -6,9 +6,19 @@
 // event loop, so a query competes with it only for CPU) and a 256 MB memory limit. 256 MB once ran out of memory
 // on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
 // and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
-// RSS +356 MB in-process). In bench:query the gateway's peak was 456 MB with 512 MB and 423 MB with 256 MB
-// (README "Benchmarks"). Past the limit DuckDB spills to its temp directory where it can, and a statement that still
-// does not fit answers 503.
+// RSS +356 MB in-process). 192 MB is too little: the site view filtered by a source (visit metrics grouped by
+// visit over ~3M rows) ran out of memory alone. Past the limit DuckDB spills to its temp directory where it can,
+// and a statement that still does not fit answers 503 (after one try alone, admission.ts).
+//
+// Work reaches DuckDB through the admission queue (admission.ts), one query at a time by default
+// (SVC_QUERY_RUNNING): the site view's 11 filtered queries sent at once over 10M rows (bench:query's burst,
+// in-process, load average 4–8) answered their tiles after 1.4–2.5 s with one running and 2.3–13 s with two,
+// the last of them after 11–26 s and 10–36 s, for the same CPU (16–20 s a burst). Rollup-served answers never
+// wait in it.
+//
+// Memory: most of the gateway's RSS peak while querying is not the statements but today's rows sessionized the
+// first time (today-rows.ts; 333,333 rows: +300 MB RSS at that first query, DuckDB itself accounting for 180 MB
+// of it), then held (~128 MB in DuckDB) and refreshed in small steps. Figures: README "Benchmarks".
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -27,6 +37,7 @@ import { TodayRows } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
+import { type AdmissionLimits, type AdmissionStats, AdmissionQueue, QUERY_QUEUED, QUERY_RUNNING, QUERY_WAIT_MS } from "./admission.ts";
 
 export const DUCKDB_THREADS = 2;
 export const DUCKDB_MEMORY_LIMIT = "256MB";
@@ -69,24 +80,31 @@ export interface QueryEngineOptions {
   readonly dayFiles: DayFiles;
   /** Resolves once every acknowledged row's counts are in the rollups (before a rollup-served answer). */
   readonly flushRollups: () => Promise<void>;
+  /** How much work runs on DuckDB at once, how much may wait and how long (SVC_QUERY_*; admission.ts's defaults when absent). */
+  readonly admission?: AdmissionLimits;
 }
 
 /**
  * A DuckDB with the engine's settings, and the country names visit:country_name reads: the engine's, or the
  * day files' writer's (query-layer.ts), opened per pass with one thread and closed after it.
  */
-export async function openDuckDB(tempDir: string, threads = DUCKDB_THREADS): Promise<DuckDBInstance> {
+export async function openDuckDB(tempDir: string, { threads, memoryLimit }: { threads: number; memoryLimit: string } = { threads: DUCKDB_THREADS, memoryLimit: DUCKDB_MEMORY_LIMIT }): Promise<DuckDBInstance> {
   // DuckDB makes its spill folder when it first spills, but not the folders above it.
   await mkdir(tempDir, { recursive: true });
   const db = await DuckDBInstance.create(":memory:", {
     threads: String(threads),
-    memory_limit: DUCKDB_MEMORY_LIMIT,
+    memory_limit: memoryLimit,
     temp_directory: path.join(tempDir, "duckdb-spill"),
     // Nothing is ever downloaded at run time: parquet, json and icu are built into the npm binary.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
     // Results are ordered by the statements' ORDER BY, so scans need not keep file order: less memory.
     preserve_insertion_order: "false",
+    // Memory DuckDB freed goes back to the system soon after a statement, not at the next big one: RSS 2 s after
+    // a burst of the site view's 11 queries 264 MB against 281–383 MB, after 6 sequential ones 313–349 against
+    // 435 MB (10M rows, load average 5–10), CPU per query the same within noise. The peak is not lower.
+    allocator_flush_threshold: "8MB",
+    allocator_background_threads: "true",
   });
   const connection = await db.connect();
   try {
@@ -103,6 +121,7 @@ export async function openDuckDB(tempDir: string, threads = DUCKDB_THREADS): Pro
 export class QueryEngine {
   private readonly today: TodayRows;
   private readonly settled: SettledCache;
+  private readonly queue: AdmissionQueue;
   /** Names the temp tables of rollup-answered parts (fromRollups) apart. */
   private parts = 0;
   /** DuckDB, opened by the first statement that needs it (see `instance`). */
@@ -112,6 +131,7 @@ export class QueryEngine {
   private constructor(private readonly options: QueryEngineOptions) {
     this.today = new TodayRows(options.pool, options.tempDir);
     this.settled = new SettledCache(options.now);
+    this.queue = new AdmissionQueue(options.admission ?? { running: QUERY_RUNNING, queued: QUERY_QUEUED, waitMs: QUERY_WAIT_MS });
   }
 
   /** The engine; DuckDB itself opens on first use (a gateway whose reads the rollups answer never pays for it). */
@@ -149,17 +169,20 @@ export class QueryEngine {
   }
 
   /** The plan's `matches` patterns compiled by DuckDB's RE2, as a run checks them: a 400 naming the bad one. */
-  async checkFilters(plan: QueryPlan): Promise<void> {
-    const connection = await this.connect();
-    try {
-      await checkPatterns(connection, plan);
-    } finally {
-      connection.closeSync();
-    }
+  checkFilters(plan: QueryPlan): Promise<void> {
+    return this.admitted(async () => {
+      const connection = await this.connect();
+      try {
+        await checkPatterns(connection, plan);
+      } finally {
+        connection.closeSync();
+      }
+    });
   }
 
-  run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
-    return this.guarded(() => this.answer(site, plan));
+  /** Work waiting for and running on the engine's DuckDB now, and refused since boot (admission.ts). */
+  get admission(): AdmissionStats {
+    return this.queue.stats;
   }
 
   /**
@@ -167,7 +190,7 @@ export class QueryEngine {
    * with the site's goals: for answers beside the query API's own (query/funnel.ts).
    */
   overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>): Promise<T> {
-    return this.guarded(async () => {
+    return this.admitted(async () => {
       const timeZone = siteTimeZone(site);
       const now = this.options.now();
       const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
@@ -185,36 +208,47 @@ export class QueryEngine {
     });
   }
 
-  private async guarded<T>(answer: () => Promise<T>): Promise<T> {
+  /**
+   * `work` on the engine's DuckDB, when the admission queue lets it run (admission.ts): out of memory beside
+   * other work, it runs once more alone; out of memory alone, a 503 that says so, not a 500.
+   */
+  private async admitted<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await answer();
+      return await this.queue.run(work, isOutOfMemory);
     } catch (error) {
-      // Past memory_limit DuckDB gives up on the statement: a 503 that says so, not a 500.
-      if (error instanceof Error && error.message.startsWith("Out of Memory Error")) {
-        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions, or try again when fewer queries run`);
+      if (isOutOfMemory(error)) {
+        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions`);
       }
       throw error;
     }
   }
 
-  private async answer(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+  /** The answer: from the rollups at once when they serve the plan, else from DuckDB in the admission queue's turn. */
+  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
     const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
-    const goals = await siteGoals(this.options.pool, site.id);
     const time = plan.dimensions.find(isTimeDimension);
     const grain = time === undefined ? null : timeGrain(time, range);
     const compared = plan.include.comparisons === null ? null : comparisonRange(range, plan.include.comparisons, timeZone);
-
-    if (rollupServes(plan, range, timeZone, grain)) {
-      await this.options.flushRollups();
-      const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
-      const meta: Record<string, unknown> = {};
-      if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
-      if (plan.include.totalRows) meta["total_rows"] = all.length;
-      return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
+    // In line before anything is awaited, so queries that reach the engine together keep their order (the
+    // goals' read, a round trip to PostgreSQL, came first before and could reorder them).
+    if (!rollupServes(plan, range, timeZone, grain)) {
+      return this.admitted(async () => this.fromDuckDB(site, plan, { range, timeZone, goals: await siteGoals(this.options.pool, site.id), time, grain, compared, now }));
     }
+    await this.options.flushRollups();
+    const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
+    const meta: Record<string, unknown> = {};
+    if (plan.include.timeLabels && grain !== null) meta["time_labels"] = timeLabels(grain, range);
+    if (plan.include.totalRows) meta["total_rows"] = all.length;
+    return { results: all.slice(plan.offset, plan.offset + plan.limit), meta, query: echo(plan, site, range, null, timeZone, false) };
+  }
 
+  private async fromDuckDB(
+    site: SiteRecord,
+    plan: QueryPlan,
+    { range, timeZone, goals, time, grain, compared, now }: { range: ResolvedRange; timeZone: string; goals: QueryGoal[]; time: string | undefined; grain: SqlContext["grain"]; compared: ResolvedRange | null; now: number },
+  ): Promise<QueryResponse> {
     const connection = await this.connect();
     const scratch: string[] = [];
     try {
@@ -359,6 +393,8 @@ export class QueryEngine {
 }
 
 const VISIT_READING: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit", "visit:entry_page", "visit:exit_page"]);
+
+const isOutOfMemory = (error: unknown): boolean => error instanceof Error && error.message.startsWith("Out of Memory Error");
 
 /** Whether the query reads a visit column (visit metrics, entry or exit page), so today's rows need sessionizing. */
 function readsVisits(plan: QueryPlan): boolean {
