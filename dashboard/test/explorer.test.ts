@@ -151,6 +151,32 @@ describe("click to filter", () => {
   });
 });
 
+describe("query scheduling", () => {
+  it("a filter click sends the tiles' query first, then the chart's, then the visible cards': at most 8 queries, none twice", async () => {
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
+    await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').waitFor();
+    await page.waitForLoadState("networkidle").catch(() => {});
+    const sent: Record<string, unknown>[] = [];
+    page.on("request", (r) => r.url().endsWith("/api/v2/query") && sent.push(JSON.parse(r.postData() ?? "{}")));
+    await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=source~is~Google"));
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(await expectedTiles([["is", "visit:source", ["Google"]]])));
+    await expect.poll(async () => (await rows(page, "referrer")).length, { timeout: 15_000 }).toBe(1);
+    await page.waitForLoadState("networkidle").catch(() => {});
+    await page.waitForTimeout(500);
+    console.info(`queries sent on a filter click: ${sent.length}: ${sent.map((b) => JSON.stringify(b["dimensions"] ?? b["metrics"])).join(" ")}`);
+    // The tiles (every tile metric in one query, no dimension) first, the chart (time buckets) second.
+    expect(sent[0]).toEqual(expect.objectContaining({ metrics: expect.arrayContaining(["visitors", "visits", "bounce_rate", "visit_duration"]) }));
+    expect(sent[0]!["dimensions"]).toBeUndefined();
+    expect(sent[1]!["dimensions"]).toEqual(["time:day"]);
+    // One query per visible tab (pages, referrers, countries, devices, events) and the goals: no hidden tab, no copy.
+    expect(sent.length).toBeLessThanOrEqual(8);
+    expect(new Set(sent.map((b) => JSON.stringify(b))).size).toBe(sent.length);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("cards with tabs", () => {
   it("entry pages from the query API; a filtered browser drills down to its versions; a property's values filter the view", async () => {
     const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
@@ -234,6 +260,9 @@ describe("live", () => {
     const { page, context } = await view(`/app/sites/${DOMAIN}?f=source~is~Bing`);
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 1 }));
     await page.locator('[data-status="live"]').waitFor();
+    // Every card has its answer: the queue sends the cards' queries after the tiles' (src/lib/query-queue.ts).
+    await expect.poll(() => page.getByText("Loading…").count(), { timeout: 15_000 }).toBe(0);
+    await page.waitForTimeout(300);
     const queries: string[] = [];
     page.on("request", (r) => r.url().endsWith("/api/v2/query") && queries.push(r.postData() ?? ""));
     // A Google visitor: its delta names source Google only, so the Bing view asks nothing.
