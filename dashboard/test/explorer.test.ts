@@ -277,6 +277,54 @@ describe("live", () => {
   });
 });
 
+describe("full lists and labels", () => {
+  it("a filtered tab's More opens its full list from POST /api/v2/query: 100 rows a page, Show more, a search the engine answers", async () => {
+    // One visitor reads 105 pages of /more/: the Pages card shows 10, its full list pages through the rest.
+    const ua = visitorUa(visitor++);
+    for (let i = 1; i <= 105; i++) await pageview(stack.gateway.base, DOMAIN, `/more/${i}`, ua);
+    const filters = [["contains", "event:page", ["/more/"]]];
+    await expect.poll(async () => (await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["pageviews"], filters })).results[0]?.metrics[0], { timeout: 15_000 }).toBe(105);
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=page~contains~/more/`);
+    await expect.poll(async () => (await rows(page, "page")).length, { timeout: 15_000 }).toBe(10);
+    await page.locator('[data-testid="breakdown-page"] a.btn', { hasText: "More" }).click();
+    await page.waitForURL((url) => url.search.includes("open=page"));
+    const dialog = page.getByTestId("breakdown-dialog");
+    await expect.poll(() => dialog.locator("tbody tr").count(), { timeout: 15_000 }).toBe(100);
+    await dialog.getByTestId("breakdown-more").click();
+    await expect.poll(() => dialog.locator("tbody tr").count(), { timeout: 15_000 }).toBe(105);
+    await expect.poll(() => dialog.getByTestId("breakdown-more").count()).toBe(0);
+    // The search is asked of the engine (contains, any case): /more/10 … /more/19, /more/100 … /more/105, /more/1.
+    await dialog.getByRole("searchbox").fill("MORE/10");
+    await expect.poll(async () => (await dialog.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.value!))).sort(), { timeout: 15_000 })
+      .toEqual(["/more/10", "/more/100", "/more/101", "/more/102", "/more/103", "/more/104", "/more/105"]);
+    await page.waitForURL((url) => url.search.includes("q=MORE/10"));
+    // A row of the list filters the view by it.
+    await dialog.locator('tr[data-value="/more/104"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=page~is~/more/104") && !url.search.includes("open="));
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 1, pageviews: 1 }));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("channels read as Plausible names them, in the card (rollups and query API) and on the filter's chip", async () => {
+    const { page, context } = await view(`/app/sites/${DOMAIN}`);
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("breakdown-channel").count())) await page.locator('[data-tab="channel"]').click();
+      return page.getByTestId("breakdown-channel").count();
+    }, { timeout: 15_000 }).toBeGreaterThan(0);
+    const label = (value: string) => page.locator(`[data-testid="breakdown-channel"] tr[data-value="${value}"] .text`).textContent();
+    await expect.poll(() => label("search"), { timeout: 15_000 }).toBe("Organic Search");
+    expect(await label("direct")).toBe("Direct");
+    await page.locator('[data-testid="breakdown-channel"] tr[data-value="search"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=channel~is~search"));
+    await expect.poll(() => page.getByTestId("filter-bar").textContent()).toContain("Channel is Organic Search");
+    // The filtered card is the query API's: the same words.
+    await page.locator('[data-tab="channel"]').click();
+    await expect.poll(() => label("search"), { timeout: 15_000 }).toBe("Organic Search");
+    await context.close();
+  });
+});
+
 describe("keyboard", () => {
   it("? shows the map; keys change the period, actor and comparison; Esc clears the filters; controls are reachable by Tab and visibly focused", async () => {
     const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=source~is~Google`);

@@ -152,10 +152,14 @@ export async function seriesQuery(scope: QueryScope, signal?: AbortSignal): Prom
  * The rows of one query dimension, `limit` by visitors from `offset` (the full list's pages), in the rollup
  * breakdown's shape (`events` for event names).
  */
-export async function breakdownQuery(scope: QueryScope, dimension: string, page: { limit: number; offset?: number }, signal?: AbortSignal): Promise<BreakdownRow[]> {
+export async function breakdownQuery(scope: QueryScope, dimension: string, page: { limit: number; offset?: number; search?: string }, signal?: AbortSignal): Promise<BreakdownRow[]> {
   const comparisons = comparisonBody(scope.view);
+  const body = scopeBody(scope);
+  // The full list's search: the values that contain the text, in any case, asked of the engine (the list is paged).
+  const search = page.search ? [["contains", dimension, [page.search], { case_sensitive: false }]] : [];
   const answer = await runQuery({
-    ...scopeBody(scope),
+    ...body,
+    filters: [...(body["filters"] as unknown[]), ...search],
     metrics: SERIES_METRICS,
     dimensions: [dimension],
     order_by: [["visitors", "desc"], ["pageviews", "desc"], ["hits", "desc"]],
