@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
-import { apiJson, apiQuery, pageview, visitorUa } from "./support/traffic.ts";
+import { apiJson, apiQuery, crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
 const DOMAIN = "explorer.example";
 const SHOTS = join(DASHBOARD_DIR, "screenshots");
@@ -191,10 +191,13 @@ describe("cards with tabs", () => {
     await page.goto(`/app/sites/${DOMAIN}?f=browser~is~Chrome`);
     await page.locator('[data-tab="browser"]').click();
     await expect.poll(async () => (await rows(page, "browser-version")).length, { timeout: 15_000 }).toBeGreaterThan(0);
-    // Properties: name one, see its values, click one.
+    // Properties: pick one of the site's property names (the gateway's list of the period), see its values, click one.
     await page.goto(`/app/sites/${DOMAIN}`);
-    await page.getByTestId("prop-key").fill("plan");
-    await page.getByTestId("prop-key").press("Enter");
+    await expect.poll(() => page.getByTestId("prop-key").locator("option").allTextContents(), { timeout: 15_000 }).toEqual(["Pick a property…", "plan"]);
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("breakdown-prop.plan").count())) await page.getByTestId("prop-key").selectOption("plan");
+      return page.getByTestId("breakdown-prop.plan").count();
+    }, { timeout: 15_000 }).toBe(1);
     await expect.poll(() => rows(page, "prop.plan"), { timeout: 15_000 }).toContain("pro");
     await page.locator('[data-testid="breakdown-prop.plan"] tr[data-value="pro"] a[data-filter-link]').click();
     await page.waitForURL((url) => url.search.includes("f=prop%2Eplan~is~pro"));
@@ -302,6 +305,25 @@ describe("full lists and labels", () => {
     await dialog.locator('tr[data-value="/more/104"] a[data-filter-link]').click();
     await page.waitForURL((url) => url.search.includes("f=page~is~/more/104") && !url.search.includes("open="));
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 1, pageviews: 1 }));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("the AI panel follows the view's filters: the gateway's filtered panel, the one a shared link with those filters shows", async () => {
+    await crawlerHit(stack.gateway.base, DOMAIN, "/pricing");
+    await crawlerHit(stack.gateway.base, DOMAIN, "/blog/one");
+    const asked: string[] = [];
+    const { page, context, errors } = await stack.open({ storageState: signedIn });
+    page.on("request", (r) => r.url().includes("/ai?") && asked.push(new URL(r.url()).searchParams.get("filters") ?? ""));
+    await page.goto(`/app/sites/${DOMAIN}?f=page~is~/pricing`);
+    const want = await apiJsonOf(`/api/sites/${DOMAIN}/ai?days=30&limit=10&filters=${encodeURIComponent('[["is","event:page",["/pricing"]]]')}`);
+    expect(want.crawlers.hits).toBe(1);
+    await expect.poll(() => page.getByTestId("ai-crawler-hits").textContent(), { timeout: 15_000 }).toBe(String(want.crawlers.hits));
+    await page.getByTestId("ai-status-unknown").waitFor();
+    // Unfiltered, both crawler hits count.
+    await page.getByTestId("clear-filters").click();
+    await expect.poll(() => page.getByTestId("ai-crawler-hits").textContent(), { timeout: 15_000 }).toBe("2");
+    expect(asked).toContain('[["is","event:page",["/pricing"]]]');
     expect(errors).toEqual([]);
     await context.close();
   });
