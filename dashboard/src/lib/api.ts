@@ -82,3 +82,6 @@ export const sitePath = (site: string | number, rest = "") => {
   const access = sharedLink.access === null ? "" : `${rest.includes("?") ? "&" : "?"}access=${encodeURIComponent(sharedLink.access)}`;
   return `/api/share/${encodeURIComponent(sharedLink.token)}${rest}${access}`;
 };
+
+/** Where the view's POST /api/v2/query questions go: the query API, or a shared link's own (its filters and actor added by the gateway). */
+export const queryPath = (): string => (sharedLink === null ? "/api/v2/query" : sitePath("", "/query"));

@@ -4,7 +4,7 @@
 // (GET …/stats, …/breakdown) for what they know; everything else is asked here, so the numbers on screen are
 // the query API's for the same filters.
 import { addDays, zonedDay } from "@svc/core/time-zone";
-import { api } from "./api";
+import { api, queryPath } from "./api";
 import { type QueryPriority, QueryQueue } from "./query-queue";
 import { type ViewFilter, apiFilters } from "./filters";
 import type { BreakdownRow, Stats } from "./types";
@@ -29,7 +29,7 @@ export interface QueryScope {
 }
 
 // One queue for the page: the tiles before the chart before the cards (lib/query-queue.ts).
-const queue = new QueryQueue<QueryAnswer>((body, signal) => api.post<QueryAnswer>("/api/v2/query", body, fetch, signal));
+const queue = new QueryQueue<QueryAnswer>((body, signal) => api.post<QueryAnswer>(queryPath(), body, fetch, signal));
 
 /** Asks POST /api/v2/query through the page's queue; `signal` withdraws the question (a newer view asks instead). */
 export const runQuery = (body: Record<string, unknown>, priority: QueryPriority = "card", signal?: AbortSignal) => queue.run(body, priority, signal);

@@ -259,6 +259,12 @@ const DEFINED = [
     description: SHARED_READ, pathParams: SHARE_TOKEN, query: AiQuery, responses: [ok(AiResponse)], errors: SHARED_ERRORS,
   },
   {
+    method: "POST", path: "/api/share/{token}/query", tag: "shares", security: "none", summary: "POST /api/v2/query for a shared view (its own site, within the link's filters and actor)",
+    description:
+      "The query API's body, answered for the link's site only (`site_id` its domain; 403 otherwise) with the link's fixed filters and its actor (when it names one) added to the body's own filters, so a viewer can narrow the link's view and never widen it. A link with a password needs `?access=`. Bad input is a 400 naming the field of the body.",
+    pathParams: SHARE_TOKEN, body: QueryBody, responses: [ok(QueryResponse)], errors: [400, ...SHARED_ERRORS],
+  },
+  {
     method: "GET", path: "/api/share/{token}/goals", tag: "shares", security: "none", summary: "A shared view's goals (read-only)",
     description: SHARED_READ, pathParams: SHARE_TOKEN, query: GoalsQuery, responses: [ok(GoalsReport)], errors: SHARED_ERRORS,
   },

@@ -115,6 +115,7 @@ const FIXTURES: Record<OperationKey, Fixture> = {
   "GET /api/share/{token}/breakdown": { success: 200, query: "field=page", params: () => newShare() },
   "GET /api/share/{token}/ai": { success: 200, query: "limit=5", params: () => newShare() },
   "GET /api/share/{token}/goals": { success: 200, query: "days=7", params: () => newShare() },
+  "POST /api/share/{token}/query": { success: 200, params: () => newShare(), body: () => ({ site_id: "own.example", metrics: ["visitors", "bounce_rate"], date_range: "7d", dimensions: ["visit:entry_page"] }) },
   "GET /api/share/{token}/live": { success: 200, params: () => newShare() },
   "GET /api/share/{token}/counter/live": { success: 200, params: () => newShare() },
   "POST /api/sites/{id}/reports": { success: 201, body: () => ({ email: `r${unique()}@example.com`, frequency: "weekly" }) },
