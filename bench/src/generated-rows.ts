@@ -56,14 +56,17 @@ function rowsQuery({ kind, siteId, domain, dayStart, span, n }: GeneratedRows): 
                           case when ${browserLike} then ${pick(BROWSERS, "r8")} else null end as browser,
                           case when ${browserLike} then ${pick(OSES, "r3")} else null end as os) c
     ${cols}`;
+  // The last two nulls: browser_version and os_version (sql/019), left unset as the bench's UAs carry none.
   if (kind === "events") {
     return `copy (select ${siteId}, ts, case when r4 < 0.93 then 'pageview' else ${pick(EVENTS, "(r4 - 0.93) / 0.07")} end, page, '${domain}', null, source, channel,
-                        utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, 1280, actor, ai_name, 'bench', visitor_hash, null, null
+                        utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, 1280, actor, ai_name, 'bench', visitor_hash, null, null,
+                        null, null
               ${tail("")}) to stdout`;
   }
   return `copy (select ${siteId}, ts, 'GET', page,
                       case when r8 < 0.85 then 200 when r8 < 0.90 then 301 when r8 < 0.98 then 404 else 500 end,
-                      null, source, channel, utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, actor, ai_name, 'bench', visitor_hash
+                      null, source, channel, utm_source, utm_medium, utm_campaign, null, null, country, device, browser, os, actor, ai_name, 'bench', visitor_hash,
+                      null, null
             ${tail("")}) to stdout`;
 }
 

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, call, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
 import { apiJson, apiQuery, crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
@@ -152,7 +153,7 @@ describe("click to filter", () => {
 });
 
 describe("query scheduling", () => {
-  it("a filter click sends the tiles' query first, then the chart's, then the visible cards': at most 8 queries, none twice", async () => {
+  it("a filter click sends the tiles' query first, then the chart's, then the visible cards': at most 7 queries, none twice", async () => {
     const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
     await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').waitFor();
     await page.waitForLoadState("networkidle").catch(() => {});
@@ -169,8 +170,9 @@ describe("query scheduling", () => {
     expect(sent[0]).toEqual(expect.objectContaining({ metrics: expect.arrayContaining(["visitors", "visits", "bounce_rate", "visit_duration"]) }));
     expect(sent[0]!["dimensions"]).toBeUndefined();
     expect(sent[1]!["dimensions"]).toEqual(["time:day"]);
-    // One query per visible tab (pages, referrers, countries, devices, events) and the goals: no hidden tab, no copy.
-    expect(sent.length).toBeLessThanOrEqual(8);
+    // One query per visible tab (pages, referrers, countries, devices, events): no hidden tab, no copy, no goals'
+    // conversions for a site without goals (8 before, the tiles' sent 7th).
+    expect(sent.length).toBeLessThanOrEqual(7);
     expect(new Set(sent.map((b) => JSON.stringify(b))).size).toBe(sent.length);
     expect(errors).toEqual([]);
     await context.close();
@@ -324,6 +326,23 @@ describe("full lists and labels", () => {
     await page.getByTestId("clear-filters").click();
     await expect.poll(() => page.getByTestId("ai-crawler-hits").textContent(), { timeout: 15_000 }).toBe("2");
     expect(asked).toContain('[["is","event:page",["/pricing"]]]');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a filtered view's goals are the query API's conversions for the filters, with their conversion rate", async () => {
+    const { token } = await loginAsAdmin(stack.gateway.base);
+    const made = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/goals`, { body: { name: "Signup" }, headers: bearer(token) });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=source~is~Google`);
+    const filters = [["is", "visit:source", ["Google"]]];
+    const goal = await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["visitors", "events"], dimensions: ["event:goal"], filters });
+    const [visitors, conversions] = goal.results.find((r: { dimensions: string[] }) => r.dimensions[0] === "Signup").metrics as [number, number];
+    const total = (await expectedTiles(filters)).visitors!;
+    const row = page.locator('[data-testid="goals"] tr[data-goal="Signup"]');
+    await expect.poll(() => row.locator('[data-col="visitors"]').textContent(), { timeout: 15_000 }).toBe(String(visitors));
+    expect(await row.locator('[data-col="conversions"]').textContent()).toBe(String(conversions));
+    await expect.poll(() => row.locator('[data-col="conversion-rate"]').textContent()).toBe(`${(Math.round((10_000 * visitors) / total) / 100).toFixed(2)} %`);
     expect(errors).toEqual([]);
     await context.close();
   });
