@@ -158,7 +158,13 @@ describe("query scheduling", () => {
     await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').waitFor();
     await page.waitForLoadState("networkidle").catch(() => {});
     const sent: Record<string, unknown>[] = [];
-    page.on("request", (r) => r.url().endsWith("/api/v2/query") && sent.push(JSON.parse(r.postData() ?? "{}")));
+    // The order of answers and of the filtered AI panel's request (four engine queries of its own).
+    const order: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/v2/query")) sent.push(JSON.parse(r.postData() ?? "{}"));
+      if (r.url().includes("/ai?") && r.url().includes("filters=")) order.push("ai asked");
+    });
+    page.on("requestfinished", (r) => r.url().endsWith("/api/v2/query") && order.push("query answered"));
     await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').click();
     await page.waitForURL((url) => url.search.includes("f=source~is~Google"));
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(await expectedTiles([["is", "visit:source", ["Google"]]])));
@@ -174,6 +180,9 @@ describe("query scheduling", () => {
     // conversions for a site without goals (8 before, the tiles' sent 7th).
     expect(sent.length).toBeLessThanOrEqual(7);
     expect(new Set(sent.map((b) => JSON.stringify(b))).size).toBe(sent.length);
+    // The AI panel's engine queries wait until the view's are answered: they never run beside the tiles.
+    await expect.poll(() => order.includes("ai asked"), { timeout: 15_000 }).toBe(true);
+    expect(order.lastIndexOf("query answered")).toBeLessThan(order.indexOf("ai asked"));
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -82,4 +82,21 @@ describe("the query queue", () => {
     await tick();
     expect(queue.size).toEqual({ running: 0, waiting: 0 });
   });
+
+  it("whenIdle resolves after every question asked in the same turn is answered, and at once on an idle queue", async () => {
+    const { sent, send } = recordingSender();
+    const queue = new QueryQueue(send);
+    let idle = false;
+    void queue.whenIdle().then(() => (idle = true));
+    // Asked after the wait began, in the same turn: the wait covers it.
+    const answer = queue.run({ q: "tiles" }, "tiles");
+    await tick();
+    expect(sent).toHaveLength(1);
+    expect(idle).toBe(false);
+    sent[0]!.answer("T");
+    await answer;
+    await tick();
+    expect(idle).toBe(true);
+    await expect(queue.whenIdle()).resolves.toBeUndefined();
+  });
 });

@@ -34,6 +34,9 @@ const queue = new QueryQueue<QueryAnswer>((body, signal) => api.post<QueryAnswer
 /** Asks POST /api/v2/query through the page's queue; `signal` withdraws the question (a newer view asks instead). */
 export const runQuery = (body: Record<string, unknown>, priority: QueryPriority = "card", signal?: AbortSignal) => queue.run(body, priority, signal);
 
+/** Resolves when the view's queries are answered: what the engine counts outside the queue waits for it. */
+export const afterViewQueries = (): Promise<void> => queue.whenIdle();
+
 /** Whether the view needs the query API for its tiles and chart: filters, or a comparison the rollups do not keep. */
 export const needsEngine = (view: QueryScope["view"]): boolean =>
   view.filters.length > 0 || (view.compare && (view.comparison.mode !== "previous" || view.comparison.matchWeekday));

@@ -29,6 +29,7 @@ export class QueryQueue<T> {
   private running = 0;
   private seq = 0;
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly send: Send<T>,
@@ -78,6 +79,21 @@ export class QueryQueue<T> {
     });
   }
 
+  /**
+   * Resolves when nothing is queued or in flight: the reads the engine answers outside this queue (a filtered AI
+   * panel, a funnel) wait for it, so they never run beside the tiles.
+   */
+  whenIdle(): Promise<void> {
+    // Judged a macrotask later, after the pump a question asked in the same click set off: the view's effects
+    // that ask may run after the one that waits.
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        if (this.running === 0 && this.waiting.length === 0 && this.pumpTimer === null) resolve();
+        else this.idleWaiters.push(resolve);
+      }, 0),
+    );
+  }
+
   /** How many requests are in flight and queued (for tests). */
   get size(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
@@ -89,6 +105,7 @@ export class QueryQueue<T> {
     if (!entry.started) {
       this.waiting = this.waiting.filter((e) => e !== entry);
       entry.settle.reject(new DOMException("nobody waits for this query", "AbortError"));
+      this.schedule();
     } else entry.controller.abort();
   }
 
@@ -103,6 +120,10 @@ export class QueryQueue<T> {
   }
 
   private pump(): void {
+    if (this.running === 0 && this.waiting.length === 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+      return;
+    }
     while (this.running < this.limit && this.waiting.length > 0) {
       this.waiting.sort((a, b) => a.rank - b.rank || a.seq - b.seq);
       const entry = this.waiting.shift()!;
