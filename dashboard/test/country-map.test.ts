@@ -63,6 +63,9 @@ it("shades the countries with visitors, and a click or Enter on one dispatches i
   await map.locator('path[data-code="DE"]').click();
   // The site view filters everything by that country.
   await page.waitForURL((url) => url.searchParams.get("f") === "country~is~DE");
+  // The filtered view's map is the query API's countries for the filter: Germany alone.
+  const shaded = () => map.locator('path[role="button"]').evaluateAll((paths) => paths.map((p) => p.getAttribute("data-code")));
+  await expect.poll(shaded, { timeout: 15_000 }).toEqual(["DE"]);
   await page.keyboard.press("Escape");
   await page.goto(`/app/sites/${DOMAIN}`);
   await card.getByTestId("country-map-toggle").click();

@@ -10,9 +10,10 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, call, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
-import { apiJson, apiQuery, pageview, visitorUa } from "./support/traffic.ts";
+import { apiJson, apiQuery, crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
 
 const DOMAIN = "explorer.example";
 const SHOTS = join(DASHBOARD_DIR, "screenshots");
@@ -151,6 +152,42 @@ describe("click to filter", () => {
   });
 });
 
+describe("query scheduling", () => {
+  it("a filter click sends the tiles' query first, then the chart's, then the visible cards': at most 7 queries, none twice", async () => {
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
+    await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').waitFor();
+    await page.waitForLoadState("networkidle").catch(() => {});
+    const sent: Record<string, unknown>[] = [];
+    // The order of answers and of the filtered AI panel's request (four engine queries of its own).
+    const order: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/v2/query")) sent.push(JSON.parse(r.postData() ?? "{}"));
+      if (r.url().includes("/ai?") && r.url().includes("filters=")) order.push("ai asked");
+    });
+    page.on("requestfinished", (r) => r.url().endsWith("/api/v2/query") && order.push("query answered"));
+    await page.locator('[data-testid="breakdown-source"] tr[data-value="Google"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=source~is~Google"));
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining(await expectedTiles([["is", "visit:source", ["Google"]]])));
+    await expect.poll(async () => (await rows(page, "referrer")).length, { timeout: 15_000 }).toBe(1);
+    await page.waitForLoadState("networkidle").catch(() => {});
+    await page.waitForTimeout(500);
+    console.info(`queries sent on a filter click: ${sent.length}: ${sent.map((b) => JSON.stringify(b["dimensions"] ?? b["metrics"])).join(" ")}`);
+    // The tiles (every tile metric in one query, no dimension) first, the chart (time buckets) second.
+    expect(sent[0]).toEqual(expect.objectContaining({ metrics: expect.arrayContaining(["visitors", "visits", "bounce_rate", "visit_duration"]) }));
+    expect(sent[0]!["dimensions"]).toBeUndefined();
+    expect(sent[1]!["dimensions"]).toEqual(["time:day"]);
+    // One query per visible tab (pages, referrers, countries, devices, events): no hidden tab, no copy, no goals'
+    // conversions for a site without goals (8 before, the tiles' sent 7th).
+    expect(sent.length).toBeLessThanOrEqual(7);
+    expect(new Set(sent.map((b) => JSON.stringify(b))).size).toBe(sent.length);
+    // The AI panel's engine queries wait until the view's are answered: they never run beside the tiles.
+    await expect.poll(() => order.includes("ai asked"), { timeout: 15_000 }).toBe(true);
+    expect(order.lastIndexOf("query answered")).toBeLessThan(order.indexOf("ai asked"));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("cards with tabs", () => {
   it("entry pages from the query API; a filtered browser drills down to its versions; a property's values filter the view", async () => {
     const { page, context, errors } = await view(`/app/sites/${DOMAIN}`);
@@ -165,10 +202,13 @@ describe("cards with tabs", () => {
     await page.goto(`/app/sites/${DOMAIN}?f=browser~is~Chrome`);
     await page.locator('[data-tab="browser"]').click();
     await expect.poll(async () => (await rows(page, "browser-version")).length, { timeout: 15_000 }).toBeGreaterThan(0);
-    // Properties: name one, see its values, click one.
+    // Properties: pick one of the site's property names (the gateway's list of the period), see its values, click one.
     await page.goto(`/app/sites/${DOMAIN}`);
-    await page.getByTestId("prop-key").fill("plan");
-    await page.getByTestId("prop-key").press("Enter");
+    await expect.poll(() => page.getByTestId("prop-key").locator("option").allTextContents(), { timeout: 15_000 }).toEqual(["Pick a property…", "plan"]);
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("breakdown-prop.plan").count())) await page.getByTestId("prop-key").selectOption("plan");
+      return page.getByTestId("breakdown-prop.plan").count();
+    }, { timeout: 15_000 }).toBe(1);
     await expect.poll(() => rows(page, "prop.plan"), { timeout: 15_000 }).toContain("pro");
     await page.locator('[data-testid="breakdown-prop.plan"] tr[data-value="pro"] a[data-filter-link]').click();
     await page.waitForURL((url) => url.search.includes("f=prop%2Eplan~is~pro"));
@@ -234,6 +274,9 @@ describe("live", () => {
     const { page, context } = await view(`/app/sites/${DOMAIN}?f=source~is~Bing`);
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 1 }));
     await page.locator('[data-status="live"]').waitFor();
+    // Every card has its answer: the queue sends the cards' queries after the tiles' (src/lib/query-queue.ts).
+    await expect.poll(() => page.getByText("Loading…").count(), { timeout: 15_000 }).toBe(0);
+    await page.waitForTimeout(300);
     const queries: string[] = [];
     page.on("request", (r) => r.url().endsWith("/api/v2/query") && queries.push(r.postData() ?? ""));
     // A Google visitor: its delta names source Google only, so the Bing view asks nothing.
@@ -244,6 +287,90 @@ describe("live", () => {
     await pageview(stack.gateway.base, DOMAIN, "/", visitorUa(visitor++), BING);
     await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 2 }));
     expect(queries.length).toBeGreaterThan(0);
+    await context.close();
+  });
+});
+
+describe("full lists and labels", () => {
+  it("a filtered tab's More opens its full list from POST /api/v2/query: 100 rows a page, Show more, a search the engine answers", async () => {
+    // One visitor reads 105 pages of /more/: the Pages card shows 10, its full list pages through the rest.
+    const ua = visitorUa(visitor++);
+    for (let i = 1; i <= 105; i++) await pageview(stack.gateway.base, DOMAIN, `/more/${i}`, ua);
+    const filters = [["contains", "event:page", ["/more/"]]];
+    await expect.poll(async () => (await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["pageviews"], filters })).results[0]?.metrics[0], { timeout: 15_000 }).toBe(105);
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=page~contains~/more/`);
+    await expect.poll(async () => (await rows(page, "page")).length, { timeout: 15_000 }).toBe(10);
+    await page.locator('[data-testid="breakdown-page"] a.btn', { hasText: "More" }).click();
+    await page.waitForURL((url) => url.search.includes("open=page"));
+    const dialog = page.getByTestId("breakdown-dialog");
+    await expect.poll(() => dialog.locator("tbody tr").count(), { timeout: 15_000 }).toBe(100);
+    await dialog.getByTestId("breakdown-more").click();
+    await expect.poll(() => dialog.locator("tbody tr").count(), { timeout: 15_000 }).toBe(105);
+    await expect.poll(() => dialog.getByTestId("breakdown-more").count()).toBe(0);
+    // The search is asked of the engine (contains, any case): /more/10 … /more/19, /more/100 … /more/105, /more/1.
+    await dialog.getByRole("searchbox").fill("MORE/10");
+    await expect.poll(async () => (await dialog.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.value!))).sort(), { timeout: 15_000 })
+      .toEqual(["/more/10", "/more/100", "/more/101", "/more/102", "/more/103", "/more/104", "/more/105"]);
+    await page.waitForURL((url) => url.search.includes("q=MORE/10"));
+    // A row of the list filters the view by it.
+    await dialog.locator('tr[data-value="/more/104"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=page~is~/more/104") && !url.search.includes("open="));
+    await expect.poll(() => tiles(page), { timeout: 15_000 }).toEqual(expect.objectContaining({ visitors: 1, pageviews: 1 }));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("the AI panel follows the view's filters: the gateway's filtered panel, the one a shared link with those filters shows", async () => {
+    await crawlerHit(stack.gateway.base, DOMAIN, "/pricing");
+    await crawlerHit(stack.gateway.base, DOMAIN, "/blog/one");
+    const asked: string[] = [];
+    const { page, context, errors } = await stack.open({ storageState: signedIn });
+    page.on("request", (r) => r.url().includes("/ai?") && asked.push(new URL(r.url()).searchParams.get("filters") ?? ""));
+    await page.goto(`/app/sites/${DOMAIN}?f=page~is~/pricing`);
+    const want = await apiJsonOf(`/api/sites/${DOMAIN}/ai?days=30&limit=10&filters=${encodeURIComponent('[["is","event:page",["/pricing"]]]')}`);
+    expect(want.crawlers.hits).toBe(1);
+    await expect.poll(() => page.getByTestId("ai-crawler-hits").textContent(), { timeout: 15_000 }).toBe(String(want.crawlers.hits));
+    await page.getByTestId("ai-status-unknown").waitFor();
+    // Unfiltered, both crawler hits count.
+    await page.getByTestId("clear-filters").click();
+    await expect.poll(() => page.getByTestId("ai-crawler-hits").textContent(), { timeout: 15_000 }).toBe("2");
+    expect(asked).toContain('[["is","event:page",["/pricing"]]]');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a filtered view's goals are the query API's conversions for the filters, with their conversion rate", async () => {
+    const { token } = await loginAsAdmin(stack.gateway.base);
+    const made = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/goals`, { body: { name: "Signup" }, headers: bearer(token) });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const { page, context, errors } = await view(`/app/sites/${DOMAIN}?f=source~is~Google`);
+    const filters = [["is", "visit:source", ["Google"]]];
+    const goal = await apiQuery(stack.gateway.base, { site_id: DOMAIN, date_range: LAST_30(), metrics: ["visitors", "events"], dimensions: ["event:goal"], filters });
+    const [visitors, conversions] = goal.results.find((r: { dimensions: string[] }) => r.dimensions[0] === "Signup").metrics as [number, number];
+    const total = (await expectedTiles(filters)).visitors!;
+    const row = page.locator('[data-testid="goals"] tr[data-goal="Signup"]');
+    await expect.poll(() => row.locator('[data-col="visitors"]').textContent(), { timeout: 15_000 }).toBe(String(visitors));
+    expect(await row.locator('[data-col="conversions"]').textContent()).toBe(String(conversions));
+    await expect.poll(() => row.locator('[data-col="conversion-rate"]').textContent()).toBe(`${(Math.round((10_000 * visitors) / total) / 100).toFixed(2)} %`);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("channels read as Plausible names them, in the card (rollups and query API) and on the filter's chip", async () => {
+    const { page, context } = await view(`/app/sites/${DOMAIN}`);
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("breakdown-channel").count())) await page.locator('[data-tab="channel"]').click();
+      return page.getByTestId("breakdown-channel").count();
+    }, { timeout: 15_000 }).toBeGreaterThan(0);
+    const label = (value: string) => page.locator(`[data-testid="breakdown-channel"] tr[data-value="${value}"] .text`).textContent();
+    await expect.poll(() => label("search"), { timeout: 15_000 }).toBe("Organic Search");
+    expect(await label("direct")).toBe("Direct");
+    await page.locator('[data-testid="breakdown-channel"] tr[data-value="search"] a[data-filter-link]').click();
+    await page.waitForURL((url) => url.search.includes("f=channel~is~search"));
+    await expect.poll(() => page.getByTestId("filter-bar").textContent()).toContain("Channel is Organic Search");
+    // The filtered card is the query API's: the same words.
+    await page.locator('[data-tab="channel"]').click();
+    await expect.poll(() => label("search"), { timeout: 15_000 }).toBe("Organic Search");
     await context.close();
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SITE_VIEW_JS_BUDGET_BYTES, pageJsWeight } from "../scripts/js-weight.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
+import { bearer, call, createApiKey, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { MOBILE, type Stack, UA, startStack } from "./support/stack.ts";
 import { crawlerHit, pageview, visitorUa } from "./support/traffic.ts";
@@ -17,6 +18,11 @@ const PAGES = [
   { name: "site-24h", path: `/app/sites/${DOMAIN}?period=24h`, signedIn: true, ready: '[data-testid="ai-panel"] table' },
   { name: "site-crawlers", path: `/app/sites/${DOMAIN}?actor=ai_crawler`, signedIn: true, ready: '[data-testid="breakdown-page"] table' },
   { name: "breakdown-dialog", path: `/app/sites/${DOMAIN}?open=page`, signedIn: true, ready: '[data-testid="breakdown-dialog"] table' },
+  // A filtered view, and its full list of a query-only tab (entry pages, paged through POST /api/v2/query).
+  { name: "site-filtered", path: `/app/sites/${DOMAIN}?f=source~is~Hacker%20News`, signedIn: true, ready: '[data-testid="breakdown-page"] table' },
+  { name: "filtered-dialog", path: `/app/sites/${DOMAIN}?f=source~is~Hacker%20News&open=entry`, signedIn: true, ready: '[data-testid="breakdown-dialog"] table' },
+  // A shared link with a fixed filter (made in beforeAll): the explorer's layout, read-only.
+  { name: "shared-filtered", path: "/share/{token}", signedIn: false, ready: '[data-testid="breakdown-page"] table' },
   { name: "settings", path: "/app/settings", signedIn: true, ready: '[data-testid="llm"] select' },
 ] as const;
 const VARIANTS = [
@@ -26,6 +32,7 @@ const VARIANTS = [
 ] as const;
 
 let stack: Stack;
+let sharedToken = "";
 let signedIn: Awaited<ReturnType<import("playwright-core").BrowserContext["storageState"]>>;
 beforeAll(async () => {
   stack = await startStack({ sites: [DOMAIN] });
@@ -38,13 +45,17 @@ beforeAll(async () => {
   await stack.signIn(page);
   signedIn = await context.storageState();
   await context.close();
+  const admin = bearer(await createApiKey(stack.gateway.base, (await loginAsAdmin(stack.gateway.base)).token, "quality share", "admin"));
+  const link = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/shares`, { body: { filters: [["is", "visit:source", ["Hacker News"]]] }, headers: admin });
+  expect(link.status, JSON.stringify(link.json)).toBe(201);
+  sharedToken = link.json.token;
 });
 afterAll(() => stack?.close());
 
 describe.each(VARIANTS)("$name", (variant) => {
   it.each(PAGES)("$name: no serious or critical axe violation, fits the viewport, screenshot saved", async (p) => {
     const { page, context, errors } = await stack.open({ dark: variant.dark, mobile: variant.mobile, bypassCSP: true, ...(p.signedIn ? { storageState: signedIn } : {}) });
-    await page.goto(p.path);
+    await page.goto(p.path.replace("{token}", sharedToken));
     await page.locator(p.ready).first().waitFor();
     await page.waitForLoadState("networkidle").catch(() => {});
     expect(await seriousViolations(page)).toEqual([]);

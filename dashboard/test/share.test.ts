@@ -131,6 +131,22 @@ describe("a shared link with fixed filters", () => {
     // Every page's visitors are more than the segment's: the view is not the whole site.
     const all = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
     expect(all.current.visitors).toBeGreaterThan(await segment());
+    // The explorer's layout, read-only: the link's filter in words, no filter bar or owner controls; the
+    // per-visit tiles and the query-only tabs are the query API's for the link's filters.
+    expect(await page.getByTestId("share-filters").textContent()).toContain("Page is /pricing");
+    expect(await page.getByTestId("add-filter").count()).toBe(0);
+    expect(await page.getByTestId("site-settings").count()).toBe(0);
+    const perVisit = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: "day", metrics: ["visits", "bounce_rate"], filters }, headers: admin });
+    await expect.poll(() => page.locator('[data-metric="visits"]').getAttribute("data-value")).toBe(String(perVisit.json.results[0].metrics[0]));
+    expect(await page.locator('[data-metric="bounce_rate"]').getAttribute("data-value")).toBe(String(perVisit.json.results[0].metrics[1]));
+    await expect.poll(async () => {
+      if (!(await page.getByTestId("breakdown-entry").count())) await page.locator('[data-tab="entry"]').click();
+      return page.getByTestId("breakdown-entry").count();
+    }).toBe(1);
+    const entries = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: "day", metrics: ["visitors"], dimensions: ["visit:entry_page"], filters }, headers: admin });
+    await expect.poll(() => page.getByTestId("breakdown-entry").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")).sort()))
+      .toEqual(entries.json.results.map((r: { dimensions: string[] }) => r.dimensions[0]).sort());
+    await page.locator('[data-tab="page"]').click();
     // The page card lists the filtered page only.
     await expect.poll(() => page.getByTestId("breakdown-page").locator("[data-value]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-value")))).toEqual(["/pricing"]);
     // The AI panel counts the segment: two of the three crawler hits, the assistant's one visitor; no status classes.

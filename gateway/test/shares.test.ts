@@ -95,7 +95,7 @@ describe("the viewer's side", () => {
   it("reads the site's numbers with the token alone, the same numbers the owner reads", async () => {
     const { token } = await share();
     const info = await get(`/api/share/${token}`);
-    expect(info.json).toEqual({ password_required: false, site: { domain: SITE, name: null }, actor: null, filters: [], frame_origins: [] });
+    expect(info.json).toEqual({ password_required: false, site: { domain: SITE, name: null, time_zone: "UTC" }, actor: null, filters: [], frame_origins: [] });
     for (const path of ["/stats?days=1", "/breakdown?field=source&days=1", "/goals?days=1", "/ai?days=1"]) {
       const shared = await get(`/api/share/${token}${path}`);
       const owner = await call(h.base, "GET", `/api/sites/${SITE}${path}`, { headers: readKey });
@@ -237,6 +237,47 @@ describe("the viewer's side", () => {
     const rule = await get(`/api/share/${token}/breakdown?field=rule&days=1&actor=all`);
     expect(rule.status).toBe(409);
     expect(rule.json.error).toMatch(/cannot be limited to this shared link's fixed filters/);
+  });
+});
+
+describe("POST /api/share/{token}/query (the shared view's explorer)", () => {
+  const ask = (token: string, body: Record<string, unknown>) => call(h.base, "POST", `/api/share/${token}/query`, { body: { site_id: SITE, date_range: "day", ...body } });
+  const owner = async (body: Record<string, unknown>) => {
+    const reply = await call(h.base, "POST", "/api/v2/query", { body: { site_id: SITE, date_range: "day", ...body }, headers: readKey });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+    return reply.json.results;
+  };
+
+  it("answers inside the link's filters, narrowed by the viewer's own: the owner's numbers for both filters together", async () => {
+    const google = [["is", "visit:source", ["Google"]]];
+    const { token } = await share({ filters: google });
+    const body = { metrics: ["visitors", "visits", "bounce_rate"], dimensions: ["visit:entry_page"] };
+    const reply = await ask(token, body);
+    expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+    expect(reply.json.results).toEqual(await owner({ ...body, filters: google }));
+    // The viewer's filter "and" the link's: Hacker News inside a Google link is nothing, never Hacker News.
+    const widened = await ask(token, { metrics: ["visitors"], filters: [["is", "visit:source", ["Hacker News"]]] });
+    expect(widened.status).toBe(200);
+    expect(widened.json.results).toEqual(await owner({ metrics: ["visitors"], filters: [...google, ["is", "visit:source", ["Hacker News"]]] }));
+    // An unfiltered link answers as the owner's query API does.
+    const open = await share();
+    expect((await ask(open.token, body)).json.results).toEqual(await owner(body));
+  });
+
+  it("keeps the link's actor, and its site; a bad body is a 400 naming the viewer's field; a password is needed first", async () => {
+    const crawlers = await share({ actor: "ai_crawler" });
+    const asHumans = await ask(crawlers.token, { metrics: ["visitors", "hits"], filters: [["is", "visit:actor", ["human"]]] });
+    expect(asHumans.status).toBe(200);
+    expect(asHumans.json.results[0]?.metrics ?? [0, 0]).toEqual([0, 0]);
+    expect((await ask(crawlers.token, { metrics: ["hits"] })).json.results).toEqual(await owner({ metrics: ["hits"], filters: [["is", "visit:actor", ["ai_crawler"]]] }));
+    const other = await call(h.base, "POST", `/api/share/${crawlers.token}/query`, { body: { site_id: ZONED, date_range: "day", metrics: ["visitors"] } });
+    expect(other.status).toBe(403);
+    const { token } = await share({ filters: [["is", "visit:source", ["Google"]]] });
+    const bad = await ask(token, { metrics: ["visitors"], filters: [["near", "event:page", ["/"]]] });
+    expect(bad.status).toBe(400);
+    expect(bad.json.details).toEqual([expect.objectContaining({ path: "filters[0][0]" })]);
+    const locked = await share({ password: "open sesame" });
+    expect((await ask(locked.token, { metrics: ["visitors"] })).status).toBe(401);
   });
 });
 

@@ -15,16 +15,18 @@ export class ApiFailure extends Error {
 
 type Fetch = typeof fetch;
 
-async function request<T>(method: string, path: string, body: unknown, fetcher: Fetch): Promise<T> {
+async function request<T>(method: string, path: string, body: unknown, fetcher: Fetch, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
     res = await fetcher(path, {
       method,
+      ...(signal ? { signal } : {}),
       headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       credentials: "same-origin",
     });
-  } catch {
+  } catch (error) {
+    if (signal?.aborted) throw error;
     throw new ApiFailure(0, "the dashboard server is not reachable");
   }
   if (res.status === 204) return null as T;
@@ -47,7 +49,7 @@ async function request<T>(method: string, path: string, body: unknown, fetcher: 
 
 export const api = {
   get: <T>(path: string, fetcher: Fetch = fetch) => request<T>("GET", path, undefined, fetcher),
-  post: <T>(path: string, body: unknown = {}, fetcher: Fetch = fetch) => request<T>("POST", path, body, fetcher),
+  post: <T>(path: string, body: unknown = {}, fetcher: Fetch = fetch, signal?: AbortSignal) => request<T>("POST", path, body, fetcher, signal),
   patch: <T>(path: string, body: unknown, fetcher: Fetch = fetch) => request<T>("PATCH", path, body, fetcher),
   delete: <T>(path: string, fetcher: Fetch = fetch) => request<T>("DELETE", path, undefined, fetcher),
 };
@@ -80,3 +82,6 @@ export const sitePath = (site: string | number, rest = "") => {
   const access = sharedLink.access === null ? "" : `${rest.includes("?") ? "&" : "?"}access=${encodeURIComponent(sharedLink.access)}`;
   return `/api/share/${encodeURIComponent(sharedLink.token)}${rest}${access}`;
 };
+
+/** Where the view's POST /api/v2/query questions go: the query API, or a shared link's own (its filters and actor added by the gateway). */
+export const queryPath = (): string => (sharedLink === null ? "/api/v2/query" : sitePath("", "/query"));

@@ -4,7 +4,8 @@
 // (GET …/stats, …/breakdown) for what they know; everything else is asked here, so the numbers on screen are
 // the query API's for the same filters.
 import { addDays, zonedDay } from "@svc/core/time-zone";
-import { api } from "./api";
+import { api, queryPath } from "./api";
+import { type QueryPriority, QueryQueue } from "./query-queue";
 import { type ViewFilter, apiFilters } from "./filters";
 import type { BreakdownRow, Stats } from "./types";
 import type { ViewState } from "./view-state";
@@ -27,7 +28,14 @@ export interface QueryScope {
   view: Pick<ViewState, "period" | "days" | "hours" | "actor" | "comparison" | "compare" | "filters">;
 }
 
-export const runQuery = (body: Record<string, unknown>) => api.post<QueryAnswer>("/api/v2/query", body);
+// One queue for the page: the tiles before the chart before the cards (lib/query-queue.ts).
+const queue = new QueryQueue<QueryAnswer>((body, signal) => api.post<QueryAnswer>(queryPath(), body, fetch, signal));
+
+/** Asks POST /api/v2/query through the page's queue; `signal` withdraws the question (a newer view asks instead). */
+export const runQuery = (body: Record<string, unknown>, priority: QueryPriority = "card", signal?: AbortSignal) => queue.run(body, priority, signal);
+
+/** Resolves when the view's queries are answered: what the engine counts outside the queue waits for it. */
+export const afterViewQueries = (): Promise<void> => queue.whenIdle();
 
 /** Whether the view needs the query API for its tiles and chart: filters, or a comparison the rollups do not keep. */
 export const needsEngine = (view: QueryScope["view"]): boolean =>
@@ -81,10 +89,10 @@ export function tileChange(metric: TileMetric, now: number, before: number | und
 const customEvents = (metrics: readonly string[], values: readonly number[]): number => values[metrics.indexOf("events")]! - values[metrics.indexOf("pageviews")]!;
 
 /** The tiles' numbers (all of them, or `only` some) with their change against the view's comparison. */
-export async function tileQuery(scope: QueryScope, only: readonly TileMetric[] = TILE_METRICS): Promise<Tiles> {
+export async function tileQuery(scope: QueryScope, only: readonly TileMetric[] = TILE_METRICS, signal?: AbortSignal): Promise<Tiles> {
   const metrics = [...new Set<string>([...only, ...(only.includes("events") ? ["pageviews"] : [])])];
   const comparisons = comparisonBody(scope.view);
-  const answer = await runQuery({ ...scopeBody(scope), metrics, include: comparisons ? { comparisons } : {} });
+  const answer = await runQuery({ ...scopeBody(scope), metrics, include: comparisons ? { comparisons } : {} }, "tiles", signal);
   const row = answer.results[0];
   const now = row?.metrics ?? metrics.map(() => 0);
   const before = row?.comparison?.metrics;
@@ -118,7 +126,7 @@ const seriesValues = (m: readonly number[]) => ({ visitors: m[0]!, pageviews: m[
  * The chart's buckets: hourly for today and the last 24 hours, daily otherwise (the chart adds days up into
  * weeks and months for long ranges, lib/series.ts), each with the comparison's bucket at the same place.
  */
-export async function seriesQuery(scope: QueryScope): Promise<{ granularity: "hour" | "day"; buckets: SeriesBucket[] }> {
+export async function seriesQuery(scope: QueryScope, signal?: AbortSignal): Promise<{ granularity: "hour" | "day"; buckets: SeriesBucket[] }> {
   const hourly = scope.view.hours !== null || scope.view.period === "today";
   const comparisons = comparisonBody(scope.view);
   const answer = await runQuery({
@@ -126,7 +134,7 @@ export async function seriesQuery(scope: QueryScope): Promise<{ granularity: "ho
     metrics: SERIES_METRICS,
     dimensions: [hourly ? "time:hour" : "time:day"],
     include: { time_labels: true, ...(comparisons ? { comparisons } : {}) },
-  });
+  }, "chart", signal);
   const byLabel = new Map(answer.results.map((r) => [r.dimensions[0]!, r]));
   let labels = (answer.meta["time_labels"] as string[] | undefined) ?? answer.results.map((r) => r.dimensions[0]!);
   // The rolling 24 hours: the engine labels both local days it touches; the chart shows the hours it holds.
@@ -143,17 +151,24 @@ export async function seriesQuery(scope: QueryScope): Promise<{ granularity: "ho
   return { granularity: hourly ? "hour" : "day", buckets };
 }
 
-/** The rows of one query dimension, top `limit` by visitors, in the rollup breakdown's shape (`events` for event names). */
-export async function breakdownQuery(scope: QueryScope, dimension: string, limit: number, extra: readonly ViewFilter[] = []): Promise<BreakdownRow[]> {
+/**
+ * The rows of one query dimension, `limit` by visitors from `offset` (the full list's pages), in the rollup
+ * breakdown's shape (`events` for event names).
+ */
+export async function breakdownQuery(scope: QueryScope, dimension: string, page: { limit: number; offset?: number; search?: string }, signal?: AbortSignal): Promise<BreakdownRow[]> {
   const comparisons = comparisonBody(scope.view);
+  const body = scopeBody(scope);
+  // The full list's search: the values that contain the text, in any case, asked of the engine (the list is paged).
+  const search = page.search ? [["contains", dimension, [page.search], { case_sensitive: false }]] : [];
   const answer = await runQuery({
-    ...scopeBody(scope, extra),
+    ...body,
+    filters: [...(body["filters"] as unknown[]), ...search],
     metrics: SERIES_METRICS,
     dimensions: [dimension],
     order_by: [["visitors", "desc"], ["pageviews", "desc"], ["hits", "desc"]],
-    pagination: { limit },
+    pagination: { limit: page.limit, offset: page.offset ?? 0 },
     include: comparisons ? { comparisons } : {},
-  });
+  }, "card", signal);
   const isEvent = dimension === "event:name";
   return answer.results.map((r) => {
     const [visitors, pageviews, events, hits] = r.metrics as [number, number, number, number];

@@ -1,14 +1,19 @@
-// How dimension values read on screen when the value is a code: channels as words ("AI assistant"), device
-// classes in plain words, where "other" also holds clients that are not browsers (crawlers, bots). Visitor-
-// supplied values are left to displayLabel (safe-links.ts); the CSV export keeps the raw values.
+// How dimension values read on screen when the value is a code (the rollups and POST /api/v2/query both
+// answer core's codes: core/src/types.ts CHANNELS, the device classes): channels by the names Plausible
+// shows ("Organic Search", "Referral"), so a Plausible user reads the same words; device classes capitalised,
+// where "other" also holds clients that are not browsers (crawlers, bots). Visitor-supplied values are left to
+// displayLabel (safe-links.ts); the CSV export keeps the raw values.
 const CHANNELS: Readonly<Record<string, string>> = {
   direct: "Direct",
-  search: "Search engine",
-  social: "Social network",
-  ai_assistant: "AI assistant",
+  search: "Organic Search",
+  social: "Organic Social",
+  // Plausible's own: no peer counts assistants apart.
+  ai_assistant: "AI Assistant",
   email: "Email",
-  paid: "Paid ads",
-  referral: "Link on another site",
+  // Every paid medium (cpc, display, affiliates…; core/src/traffic PAID_MEDIUM): Plausible splits them into
+  // Paid Search, Paid Social and Display by the source, which core does not, so the word names them all.
+  paid: "Paid",
+  referral: "Referral",
 };
 const DEVICES: Readonly<Record<string, string>> = {
   desktop: "Desktop",

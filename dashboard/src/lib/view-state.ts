@@ -2,7 +2,7 @@
 // so a view can be shared, reloaded and walked with the back button. This module is the one reader and writer
 // of it. The string is built by hand, not by URLSearchParams (which would encode `/` and `~`): the filters'
 // readable, chat-safe form is lib/filters.ts's, and every other value is a fixed word, a number or a date.
-import { type ViewFilter, filterPairs, readFilters, urlSafe } from "./filters.ts";
+import { PROP_KEY_PREFIX, type ViewFilter, filterPairs, readFilters, tabFilterKey, urlSafe } from "./filters.ts";
 import { ACTORS, type ActorParam } from "./types.ts";
 
 /** What each choice counts, in a sentence: the actor buttons' tooltips. */
@@ -101,6 +101,21 @@ export const CARDS: readonly { key: string; title: string; tabs: readonly TabSpe
   { key: "bots", title: "Bot ledger", tabs: [rollupTab("rule", "Bot ledger")] },
 ];
 
+/** The tab a field names (any card's tab or drill-down, a rollup breakdown, a custom property), or null. */
+export function tabSpecOf(field: string): TabSpec | null {
+  for (const card of CARDS) {
+    const found = card.tabs.find((t) => t.field === field) ?? Object.values(card.drill ?? {}).find((t) => t.field === field);
+    if (found) return found;
+  }
+  const rollup = BREAKDOWNS.find((b) => b.field === field);
+  if (rollup) return rollup;
+  if (field.startsWith(PROP_KEY_PREFIX) && tabFilterKey(field) !== null) {
+    const name = field.slice(PROP_KEY_PREFIX.length);
+    return { field, title: `Property ${name}`, column: name };
+  }
+  return null;
+}
+
 /** What a breakdown card and its full list both need: which breakdown, for which site and window. */
 export interface BreakdownProps {
   site: string;
@@ -143,7 +158,8 @@ export interface ViewState {
   compare: boolean;
   comparison: Comparison;
   filters: ViewFilter[];
-  open: BreakdownField | null;
+  /** The tab whose full list is open (a TabSpec's field: a rollup breakdown, a query-only tab, `prop.{name}`). */
+  open: string | null;
   q: string;
 }
 
@@ -175,7 +191,7 @@ export function readViewState(url: Pick<URL, "search" | "searchParams">): ViewSt
   const actorParam = params.get("actor");
   const actor = ([...ACTORS, "humans", "all"] as readonly string[]).includes(actorParam ?? "") ? (actorParam as ActorParam) : "human";
   const openParam = params.get("open");
-  const open = (BREAKDOWNS.find((b) => b.field === openParam)?.field ?? null) as BreakdownField | null;
+  const open = openParam !== null && tabSpecOf(openParam) !== null ? openParam : null;
   const hours = PERIODS.find((p) => p.key === period)!.hours;
   const comparison = readComparison(params);
   return { period, days, hours, actor, compare: comparison.mode !== "off", comparison, filters: readFilters(url.search), open, q: params.get("q") ?? "" };
@@ -197,7 +213,7 @@ export function viewQuery(state: ViewState): string {
   else if (mode !== "previous") pairs.push(`compare=${mode}`);
   if (mode === "custom" && c.from && c.to) pairs.push(`cfrom=${c.from}`, `cto=${c.to}`);
   if (mode !== "off" && c.matchWeekday) pairs.push("match=weekday");
-  if (state.open) pairs.push(`open=${state.open}`);
+  if (state.open) pairs.push(`open=${urlSafe(state.open)}`);
   if (state.open && state.q) pairs.push(`q=${urlSafe(state.q)}`);
   return pairs.length ? `?${pairs.join("&")}` : "";
 }

@@ -10,7 +10,7 @@ import { IngestQuery } from "./common.ts";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { QueryBody, QueryResponse } from "./query.ts";
-import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, StatsQuery, StatsResponse } from "./read.ts";
+import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, PropKeysQuery, PropKeysResponse, SiteAiQuery, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
 import { CreateFunnel, Funnel, FunnelList, FunnelResult, FunnelResultQuery, PatchFunnel } from "./funnels.ts";
@@ -184,8 +184,13 @@ const DEFINED = [
   },
   {
     method: "GET", path: "/api/sites/{id}/ai", tag: "read", security: "credential", summary: "The AI Traffic panel",
-    description: "Assistants (human_via_ai), crawlers (ai_crawler), agents (ai_agent), crawl-to-referral per page and agent task metrics. `actor` does not apply.",
-    pathParams: SITE_ID, query: AiQuery, responses: [ok(AiResponse)], errors: SITE_ERRORS,
+    description: "Assistants (human_via_ai), crawlers (ai_crawler), agents (ai_agent), crawl-to-referral per page and agent task metrics. `actor` does not apply. With `filters`, counted by the query engine with them (the numbers of POST /api/v2/query with the same filters; HTTP status classes unknown: `agent_tasks.status` null); a bad filter is a 400 naming it.",
+    pathParams: SITE_ID, query: SiteAiQuery, responses: [ok(AiResponse)], errors: SITE_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/sites/{id}/props", tag: "read", security: "credential", summary: "The custom property names of the window",
+    description: "The `props` keys of the window's rows (any actor), the most used first: what the dashboard's Properties card offers to pick. Read from the raw rows in PostgreSQL.",
+    pathParams: SITE_ID, query: PropKeysQuery, responses: [ok(PropKeysResponse)], errors: SITE_ERRORS,
   },
   // Query API (routes/query.ts)
   {
@@ -252,6 +257,12 @@ const DEFINED = [
   {
     method: "GET", path: "/api/share/{token}/ai", tag: "shares", security: "none", summary: "A shared view's AI Traffic panel (403 for a link restricted to one actor)",
     description: SHARED_READ, pathParams: SHARE_TOKEN, query: AiQuery, responses: [ok(AiResponse)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "POST", path: "/api/share/{token}/query", tag: "shares", security: "none", summary: "POST /api/v2/query for a shared view (its own site, within the link's filters and actor)",
+    description:
+      "The query API's body, answered for the link's site only (`site_id` its domain; 403 otherwise) with the link's fixed filters and its actor (when it names one) added to the body's own filters, so a viewer can narrow the link's view and never widen it. A link with a password needs `?access=`. Bad input is a 400 naming the field of the body.",
+    pathParams: SHARE_TOKEN, body: QueryBody, responses: [ok(QueryResponse)], errors: [400, ...SHARED_ERRORS],
   },
   {
     method: "GET", path: "/api/share/{token}/goals", tag: "shares", security: "none", summary: "A shared view's goals (read-only)",

@@ -25,11 +25,36 @@ export const BreakdownQuery = Schema.Struct({
   }),
   limit: Schema.optionalKey(Limit),
 });
-export const AiQuery = Schema.Struct({
+const AI_QUERY = {
   days: WindowQuery.days,
   hours: WindowQuery.hours,
   limit: Schema.optionalKey(Limit),
+};
+export const AiQuery = Schema.Struct(AI_QUERY);
+/** The owner's panel may be narrowed by the view's filters (a shared link's are its own, fixed). */
+export const SiteAiQuery = Schema.Struct({
+  ...AI_QUERY,
+  filters: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(100_000)).annotate({
+      message: "must be a JSON array of filters of at most 100,000 characters",
+      description:
+        'POST /api/v2/query\'s `filters` as JSON (`[["is","visit:source",["Google"]]]`): the panel is then counted by the query engine with them, as a shared link\'s with fixed filters is (`agent_tasks.status` null).',
+    }),
+  ),
 });
+
+// 100 keys: more than a site's tracker sends in practice; the card's picker stays a short list.
+export const MAX_PROP_KEYS = 100;
+export const PropKeysQuery = Schema.Struct({ days: WindowQuery.days, hours: WindowQuery.hours });
+export const PropKeysResponse = Schema.Struct({
+  site_id: Schema.Int,
+  keys: Schema.Array(
+    Schema.Struct({
+      key: Schema.String,
+      events: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Rows (pageviews and events) of the window that carry the property." }),
+    }),
+  ).annotate({ description: `The custom property names of the window's rows, the most used first, at most ${MAX_PROP_KEYS}.` }),
+}).annotate({ identifier: "PropKeys" });
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 

@@ -52,7 +52,7 @@ export const CreatedShare = Schema.Struct({
 
 export const SharedView = Schema.Struct({
   password_required: Schema.Boolean.annotate({ description: "true until the viewer sends a valid access key (from /unlock); only frame_origins is given meanwhile." }),
-  site: Schema.optionalKey(Schema.Struct({ domain: Schema.String, name: Schema.NullOr(Schema.String) })),
+  site: Schema.optionalKey(Schema.Struct({ domain: Schema.String, name: Schema.NullOr(Schema.String), time_zone: Schema.String.annotate({ description: "The site's IANA zone: its periods are local days." }) })),
   actor: Schema.optionalKey(Schema.NullOr(Actor)),
   filters: Schema.optionalKey(Schema.Array(Schema.Unknown)),
   frame_origins: Schema.Array(Schema.String),

@@ -562,7 +562,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
       // The settled-days caches of the reads and of insights; a history import drops its site from both.
       const readCache = new SettledCache(clock.now);
       const insightsCache = new SettledCache(clock.now);
-      readRoutes(routes, { pool, clock, cache: readCache });
+      readRoutes(routes, { pool, clock, cache: readCache, engine });
       queryRoutes(routes, { pool, engine });
       importRoutes(routes, {
         pool, clock,

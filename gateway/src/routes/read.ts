@@ -1,7 +1,14 @@
-// GET /api/sites/{id}/stats, /breakdown and /ai: aggregates from the rollups for the caller's team.
+// GET /api/sites/{id}/stats, /breakdown and /ai: aggregates from the rollups for the caller's team; the AI panel
+// narrowed by a view's filters is the query engine's, as a filtered shared link's is (shares/filtered-reads.ts);
+// /props: the property names of the window's rows.
 import type { Clock } from "@svc/core";
 import type pg from "pg";
 import { DEFAULT_LIMIT } from "../api-schema/read.ts";
+import { ApiError } from "../errors.ts";
+import type { QueryEngine } from "../query/engine.ts";
+import { propKeys } from "../read/prop-keys.ts";
+import { filteredAi } from "../shares/filtered-reads.ts";
+import { checkShareFilters } from "../shares/share-filters.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { jsonResponse } from "./json-response.ts";
@@ -12,6 +19,20 @@ export interface ReadRouteDeps {
   readonly clock: Clock;
   /** The settled-days cache (shared so a history import can drop a site from it); a fresh one when absent. */
   readonly cache?: SettledCache;
+  /** Counts the AI panel of a filtered view. */
+  readonly engine: QueryEngine;
+}
+
+/** `?filters=`: POST /api/v2/query's filters as JSON; a 400 naming the field otherwise. */
+function filtersParam(raw: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) throw new ApiError("invalid_query", "filters: must be a JSON array of filters", [{ path: "filters", message: "must be a JSON array of filters" }]);
+  return parsed;
 }
 
 export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
@@ -29,7 +50,17 @@ export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window(actor), query.field, query.limit ?? DEFAULT_LIMIT));
     }, readsRollups)
     .site("GET /api/sites/{id}/ai", async ({ site, query, window }) => {
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const filters = query.filters === undefined ? [] : filtersParam(query.filters);
+      if (filters.length > 0) {
+        // Checked as the engine checks a query's (a 400 naming `filters[i]`), then counted as a filtered link's panel.
+        const checked = await checkShareFilters(deps.engine, site.domain, filters).catch((error: unknown) => {
+          throw error instanceof ApiError && error.status === 400 ? new ApiError("invalid_query", error.message, error.details) : error;
+        });
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: checked, actor: "all", window: window("all") }, limit));
+      }
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
-      return jsonResponse(200, await aiReport(src, site.id, window("all"), query.limit ?? DEFAULT_LIMIT));
-    }, readsRollups);
+      return jsonResponse(200, await aiReport(src, site.id, window("all"), limit));
+    }, readsRollups)
+    .site("GET /api/sites/{id}/props", async ({ site, window }) => jsonResponse(200, { site_id: site.id, keys: await propKeys(pool, site.id, window("all"), clock.now()) }), readsRollups);
 }

@@ -29,6 +29,7 @@ import { type ShareRecord, type SharedSite, deleteShare, findSharedSite, insertS
 import type { SiteRecord } from "../storage/sites.ts";
 import { goalsReport } from "./goals.ts";
 import type { QueryEngine } from "../query/engine.ts";
+import { parseQuery } from "../query/request.ts";
 import { findSiteById } from "../storage/sites.ts";
 import { jsonResponse } from "./json-response.ts";
 import { SSE_HEADERS, liveSnapshot } from "./live.ts";
@@ -142,7 +143,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       if (!unlocked) return jsonResponse(200, { password_required: true, frame_origins: share.frame_origins });
       return jsonResponse(200, {
         password_required: false,
-        site: { domain: share.domain, name: share.site_name },
+        site: { domain: share.domain, name: share.site_name, time_zone: share.time_zone },
         actor: share.actor,
         filters: share.filters,
         frame_origins: share.frame_origins,
@@ -201,6 +202,17 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
         return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all") }, limit));
       }
       return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), limit));
+    })
+    .on("POST /api/share/{token}/query", async ({ req, params, body: decode }) => {
+      const { share } = await open(req, params);
+      const body = decode() as Record<string, unknown>;
+      if (body["site_id"] !== share.domain) throw new ApiError("forbidden", "this shared link answers only for its own site: site_id must be its domain");
+      // The viewer's body judged on its own first, so a 400 names its own field (filters[0], not an index shifted by the link's).
+      parseQuery(body);
+      // "And" with the link's filters and actor: the answer is always inside the link's view.
+      const linkActor = share.actor === null ? [] : [["is", "visit:actor", [share.actor]]];
+      const plan = parseQuery({ ...body, filters: [...share.filters, ...((body["filters"] as unknown[] | undefined) ?? []), ...linkActor] });
+      return jsonResponse(200, await deps.engine.run(await siteOf(share), plan));
     })
     .on("GET /api/share/{token}/goals", async ({ req, params, query }) => {
       const { share } = await open(req, params);

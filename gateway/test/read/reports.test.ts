@@ -3,7 +3,7 @@
 // Each response is also decoded with the Schema the OpenAPI document is generated from.
 import { Schema } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AiResponse, BreakdownResponse, StatsResponse } from "../../src/api-schema/read.ts";
+import { AiResponse, BreakdownResponse, PropKeysResponse, StatsResponse } from "../../src/api-schema/read.ts";
 import { GoalsReport } from "../../src/api-schema/sites.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
@@ -219,6 +219,45 @@ describe("GET /ai", () => {
       const later = await get(`/api/sites/${siteId}/ai?days=7`, AiResponse);
       expect(later.crawlers).toEqual({ hits: 0, rows: [] });
       expect(later.agent_tasks.error_share).toEqual(obs(null));
+    } finally {
+      h.clock.set(`${TODAY}T12:30:00Z`);
+    }
+  });
+});
+
+describe("GET /ai?filters= (a view's filters) and GET /props", () => {
+  const docs = [["is", "event:page", ["/docs"]]];
+  it("the panel narrowed by filters is the query engine's, equal to a shared link's with the same fixed filters", async () => {
+    const filtered = await get(`/api/sites/${siteId}/ai?filters=${encodeURIComponent(JSON.stringify(docs))}`, AiResponse);
+    // /docs only: the two assistant visitors who landed there, the one crawler hit; statuses unknown to the engine.
+    expect(filtered.crawl_to_referral).toEqual([{ page: "/docs", crawled: 1, referred: 2, referred_pageviews: 2, never_referred: false }]);
+    expect(filtered.assistants.visitors).toBe(2);
+    expect(filtered.agent_tasks.status).toBeNull();
+    const link = await call(h.base, "POST", `/api/sites/${siteId}/shares`, { body: { filters: docs }, headers: auth });
+    expect(link.status, JSON.stringify(link.json)).toBe(201);
+    const shared = await call(h.base, "GET", `/api/share/${link.json.token}/ai`);
+    expect(shared.status).toBe(200);
+    expect(shared.json).toEqual(filtered);
+    // No filters, or an empty list: the rollups' panel, statuses and all.
+    expect((await get(`/api/sites/${siteId}/ai?filters=%5B%5D`, AiResponse)).agent_tasks.status).toEqual({ "2xx": 1, "3xx": 0, "4xx": 2, "5xx": 1 });
+  });
+
+  it.each([
+    ["not JSON", "nope", "filters"],
+    ["not an array", encodeURIComponent('{"is":1}'), "filters"],
+    ["an unknown dimension", encodeURIComponent('[["is","visit:nope",["x"]]]'), "filters[0][1]"],
+    ["a bad operator", encodeURIComponent('[["near","event:page",["/docs"]]]'), "filters[0][0]"],
+  ])("filters that are %s: a 400 naming the field", async (_name, value, path) => {
+    const reply = await call(h.base, "GET", `/api/sites/${siteId}/ai?filters=${value}`, { headers: auth });
+    expect(reply.status, JSON.stringify(reply.json)).toBe(400);
+    expect(reply.json.details).toEqual([expect.objectContaining({ path })]);
+  });
+
+  it("the window's property names, the most used first; none before the traffic", async () => {
+    expect(await get(`/api/sites/${siteId}/props`, PropKeysResponse)).toEqual({ site_id: siteId, keys: [{ key: "url", events: 1 }] });
+    h.clock.set("2026-06-01T00:00:00Z");
+    try {
+      expect((await get(`/api/sites/${siteId}/props?days=7`, PropKeysResponse)).keys).toEqual([]);
     } finally {
       h.clock.set(`${TODAY}T12:30:00Z`);
     }
