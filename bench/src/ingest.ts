@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B --this-env NAME=VALUE]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     perf: { type: "boolean", default: false },
     rate: { type: "string" },
     bundle: { type: "string" },
+    "this-env": { type: "string", multiple: true },
     "k6-scenario": { type: "string" },
   },
 });
@@ -86,14 +87,22 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
   return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
 }
 
-async function gateway(bundle?: string) {
+// `--this-env NAME=VALUE` (repeatable) sets a variable for this checkout's gateway only: with `--against` this
+// checkout's own bundle it is an A/B of one setting (`--this-env SVC_COMMIT_THREAD=true`), alternated in one run.
+const thisEnv: Record<string, string> = Object.fromEntries((args["this-env"] ?? []).map((pair) => {
+  const at = pair.indexOf("=");
+  if (at < 1) throw new Error(`--this-env expects NAME=VALUE, got ${pair}`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}));
+
+async function gateway(bundle: string | undefined, env: Record<string, string> = {}) {
   const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   // The scenario replays 4,000 requests: at full load each of its ~2,000 client addresses sends ~8 events/s
   // (some several times that), and its one site gets ~15,000 hits/s — a load test, not a site. The limiters
   // still run, at their maximum rates, so their cost stays in the figures.
   const gw = await launchGateway({
-    DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000",
+    DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000", ...env,
   }, { bundle });
   const pid = gw.child.pid!;
   let rssPeak = 0;
@@ -185,7 +194,7 @@ async function main(): Promise<void> {
     // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
     const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
     const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
-    for (const which of order) runs[which] = await gateway(which === "this" ? args.bundle : args.against);
+    for (const which of order) runs[which] = which === "this" ? await gateway(args.bundle, thisEnv) : await gateway(args.against);
     const self = runs["this"]!;
     const other = runs["against"];
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
