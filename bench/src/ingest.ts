@@ -23,7 +23,7 @@ import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { driveScenario } from "./load.ts";
-import { PERF_HZ, recordStages, STAGES, type Stage } from "./profile-stages.ts";
+import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -170,18 +170,22 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
 }
 
 /** µs of gateway CPU per event in each stage: samples / rate over the events of the profiled seconds. */
-function perEvent(samples: Map<Stage, number>, accepted: number): Record<string, number> {
+function perEvent(samples: StageSamples, accepted: number): Record<string, number> {
   const events = (accepted * (duration - 2 * PERF_SKIP_S)) / duration;
+  const us = (n: number) => Math.round((1e8 * n) / PERF_HZ / Math.max(1, events)) / 100;
   const out: Record<string, number> = {};
   let total = 0;
   for (const stage of STAGES) {
-    const us = (1e6 * samples.get(stage)!) / PERF_HZ / Math.max(1, events);
-    out[stage] = Math.round(us * 100) / 100;
-    total += us;
+    out[stage] = us(samples.stages.get(stage)!);
+    total += samples.stages.get(stage)!;
   }
-  out["total"] = Math.round(total * 100) / 100;
+  out["total"] = us(total);
+  out[MAIN_THREAD] = us(samples.mainThread);
   return out;
 }
+
+/** The row of the stage table that says how much of the total ran on the event loop's thread. */
+const MAIN_THREAD = "of it on the main thread";
 
 const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
 const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
     console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
     if (self.stages_us_per_event) {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
-      for (const stage of [...STAGES, "total"]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
+      for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
     }
     results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
