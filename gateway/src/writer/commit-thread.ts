@@ -15,7 +15,8 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../log.ts";
 import type { WriteBatch } from "../storage/rows.ts";
-import { copyParts } from "./commit-rows.ts";
+import { commitParts } from "./commit-rows.ts";
+import type { CopyPart } from "./copy-batch.ts";
 import { type CommitReply, type CommitRequest, type CommitThreadData, errorFromFields } from "./commit-thread-messages.ts";
 import type { CommitFn } from "./group-commit.ts";
 
@@ -51,15 +52,17 @@ export class CommitThread {
   }
 
   /** The writer's CommitFn: the batch's COPY text made here, committed on the thread. The pool argument is not used. */
-  readonly commit: CommitFn = (_pool, batch: WriteBatch) =>
-    new Promise<void>((resolve, reject) => {
+  readonly commit: CommitFn = (_pool, batch: WriteBatch) => commitParts(batch, (parts) => this.send(parts));
+
+  private send(parts: CopyPart[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       if (this.closed) return reject(new Error("commit thread closed"));
-      const parts = copyParts(batch);
       if (parts.every((p) => p.rows === 0)) return resolve();
       const id = this.nextId++;
       this.waiting.set(id, { resolve, reject });
       this.started().postMessage({ id, parts } satisfies CommitRequest);
     });
+  }
 
   /** Ends the thread once its commits in flight have settled (the writer waits for them before this). */
   async close(): Promise<void> {
