@@ -71,7 +71,11 @@ export class CommitThread {
     if (worker === null) return;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     worker.postMessage({ close: true } satisfies CommitRequest);
+    // Its pool ends at once when the server is up or gone; a server that accepts and never answers must not hold
+    // the gateway's stop: after the acquire timeout's 5 s the thread is ended (its commits have all settled).
+    const timer = setTimeout(() => void worker.terminate(), 5_000);
     await exited;
+    clearTimeout(timer);
   }
 
   /** The running worker; a new one after a crash (its batches were failed and the writer retries them). */
