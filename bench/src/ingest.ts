@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B --this-env NAME=VALUE]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -23,7 +23,7 @@ import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { driveScenario } from "./load.ts";
-import { PERF_HZ, recordStages, STAGES, type Stage } from "./profile-stages.ts";
+import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     perf: { type: "boolean", default: false },
     rate: { type: "string" },
     bundle: { type: "string" },
+    "this-env": { type: "string", multiple: true },
     "k6-scenario": { type: "string" },
   },
 });
@@ -86,14 +87,22 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
   return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
 }
 
-async function gateway(bundle?: string) {
+// `--this-env NAME=VALUE` (repeatable) sets a variable for this checkout's gateway only: with `--against` this
+// checkout's own bundle it is an A/B of one setting (`--this-env SVC_COMMIT_THREAD=true`), alternated in one run.
+const thisEnv: Record<string, string> = Object.fromEntries((args["this-env"] ?? []).map((pair) => {
+  const at = pair.indexOf("=");
+  if (at < 1) throw new Error(`--this-env expects NAME=VALUE, got ${pair}`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}));
+
+async function gateway(bundle: string | undefined, env: Record<string, string> = {}) {
   const db = await freshBenchDatabase("bench");
   await addSite(db.pool, { domain: BENCH_DOMAIN });
   // The scenario replays 4,000 requests: at full load each of its ~2,000 client addresses sends ~8 events/s
   // (some several times that), and its one site gets ~15,000 hits/s — a load test, not a site. The limiters
   // still run, at their maximum rates, so their cost stays in the figures.
   const gw = await launchGateway({
-    DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000",
+    DATABASE_URL: db.url, SVC_HTTP: args.http!, SVC_TRUST_PROXY: "1", SVC_EVENT_RATE_PER_CLIENT: "1000000", SVC_HIT_RATE_PER_SITE: "10000000", ...env,
   }, { bundle });
   const pid = gw.child.pid!;
   let rssPeak = 0;
@@ -161,18 +170,22 @@ async function gateway(bundle?: string) {
 }
 
 /** µs of gateway CPU per event in each stage: samples / rate over the events of the profiled seconds. */
-function perEvent(samples: Map<Stage, number>, accepted: number): Record<string, number> {
+function perEvent(samples: StageSamples, accepted: number): Record<string, number> {
   const events = (accepted * (duration - 2 * PERF_SKIP_S)) / duration;
+  const us = (n: number) => Math.round((1e8 * n) / PERF_HZ / Math.max(1, events)) / 100;
   const out: Record<string, number> = {};
   let total = 0;
   for (const stage of STAGES) {
-    const us = (1e6 * samples.get(stage)!) / PERF_HZ / Math.max(1, events);
-    out[stage] = Math.round(us * 100) / 100;
-    total += us;
+    out[stage] = us(samples.stages.get(stage)!);
+    total += samples.stages.get(stage)!;
   }
-  out["total"] = Math.round(total * 100) / 100;
+  out["total"] = us(total);
+  out[MAIN_THREAD] = us(samples.mainThread);
   return out;
 }
+
+/** The row of the stage table that says how much of the total ran on the event loop's thread. */
+const MAIN_THREAD = "of it on the main thread";
 
 const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
 const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
@@ -185,7 +198,7 @@ async function main(): Promise<void> {
     // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
     const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
     const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
-    for (const which of order) runs[which] = await gateway(which === "this" ? args.bundle : args.against);
+    for (const which of order) runs[which] = which === "this" ? await gateway(args.bundle, thisEnv) : await gateway(args.against);
     const self = runs["this"]!;
     const other = runs["against"];
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -199,7 +212,7 @@ async function main(): Promise<void> {
     console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
     if (self.stages_us_per_event) {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
-      for (const stage of [...STAGES, "total"]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
+      for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
     }
     results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });

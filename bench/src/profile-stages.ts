@@ -80,6 +80,8 @@ function stageOfSample(frames: readonly string[], fileAt: (line: number) => stri
       const stage = file === null ? null : stageOfSource(file, bundled[1]!);
       if (stage) return stage;
     }
+    // The commit thread's own bundle (SVC_COMMIT_THREAD, writer/commit-thread.ts): node-postgres and the COPY batch.
+    if (/JS:\S* \S*commit-thread\.mjs:\d+:/.test(f)) return "writer + PostgreSQL protocol";
     // COPY line encoders are generated with new Function (writer/copy-text.ts): no file.
     if (/JS:\S*line :\d+:/.test(f)) return "COPY encode";
     if (f.includes("uws_linux")) return "HTTP (uWebSockets.js, sockets, routing)";
@@ -93,17 +95,27 @@ function stageOfSample(frames: readonly string[], fileAt: (line: number) => stri
   return "other";
 }
 
-/** Samples per stage of a `perf script` text. */
-export function stageSamples(perfScript: string, bundle: string): Map<Stage, number> {
+export interface StageSamples {
+  readonly stages: Map<Stage, number>;
+  /** Samples of the process's main thread (thread id = process id), all stages: the event loop's own load. */
+  readonly mainThread: number;
+}
+
+/** Samples per stage of a `perf script` text, and how many of them ran on thread `mainTid`. */
+export function stageSamples(perfScript: string, bundle: string, mainTid: number | null = null): StageSamples {
   const fileAt = bundleFiles(bundle);
   const counts = new Map<Stage, number>(STAGES.map((s) => [s, 0]));
+  let mainThread = 0;
   for (const block of perfScript.split("\n\n")) {
-    const frames = block.split("\n").slice(1).map((l) => l.trim()).filter(Boolean);
+    const lines = block.split("\n");
+    const frames = lines.slice(1).map((l) => l.trim()).filter(Boolean);
     if (frames.length === 0) continue;
     const stage = stageOfSample(frames, fileAt);
     counts.set(stage, counts.get(stage)! + 1);
+    // The header is `comm tid time: …`; the comm may hold spaces, the tid is the field before the time.
+    if (mainTid !== null && new RegExp(`\\s${mainTid}\\s+\\d+\\.\\d+:`).test(lines[0]!)) mainThread++;
   }
-  return counts;
+  return { stages: counts, mainThread };
 }
 
 export const PERF_HZ = 499;
@@ -112,7 +124,7 @@ export const PERF_HZ = 499;
  * Records `pid` with perf for `seconds` (call graphs by frame pointer; the process runs with
  * `--perf-basic-prof`), then reads the samples per stage. Run it alongside the load; it returns after it.
  */
-export async function recordStages(pid: number, seconds: number, bundle: string): Promise<Map<Stage, number>> {
+export async function recordStages(pid: number, seconds: number, bundle: string): Promise<StageSamples> {
   const data = `/tmp/svc-bench-perf-${pid}.data`;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -122,7 +134,7 @@ export async function recordStages(pid: number, seconds: number, bundle: string)
     });
     const script = spawnSync("perf", ["script", "-i", data], { encoding: "utf8", maxBuffer: 1 << 30 });
     if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
-    return stageSamples(script.stdout, bundle);
+    return stageSamples(script.stdout, bundle, pid);
   } finally {
     fs.rmSync(data, { force: true });
   }

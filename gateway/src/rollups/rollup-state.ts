@@ -58,28 +58,29 @@ export type RollupRow =
 const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 
 /**
- * Calls `visit` for each (dimension, value) pair one row counts under, without allocating. Missing
+ * Calls `visit` for each (dimension, value) pair one row counts under, without allocating: `context` is passed
+ * through, so a caller needs no closure per row. Missing
  * values of always-present dimensions count under "" (direct traffic, unknown country), so each
  * dimension's values sum to the total; the sparse ones (UTM, AI name) are skipped when absent to keep
  * human rows small. `rule` (why a row is not human: the classifier's rule and the name it matched) is
  * counted for `bot`, `ai_crawler` and `ai_agent` rows only. `index` is the dimension's position in DIMENSIONS.
  */
-export function forEachDimension(row: RollupRow, visit: (dim: Dimension, value: string, index: number) => void): void {
-  visit("total", "", 0);
-  visit("page", row.page, 1);
-  visit("source", row.source ?? "", 2);
-  visit("channel", row.channel, 3);
-  visit("country", row.country ?? "", 7);
-  visit("device", row.device, 8);
-  visit("browser", row.browser ?? "", 9);
-  visit("os", row.os ?? "", 10);
-  if (row.utm_source !== null) visit("utm_source", row.utm_source, 4);
-  if (row.utm_medium !== null) visit("utm_medium", row.utm_medium, 5);
-  if (row.utm_campaign !== null) visit("utm_campaign", row.utm_campaign, 6);
-  if (row.ai_name !== null) visit("ai_name", row.ai_name, 12);
-  if (row.kind === "event") visit("event", row.name, 11);
-  else visit("status_class", STATUS_CLASSES[Math.floor(row.status / 100)] ?? `${Math.floor(row.status / 100)}xx`, 13);
-  if (row.actor === "bot" || row.actor === "ai_crawler" || row.actor === "ai_agent") visit("rule", ruleValue(row.rule, row.ai_name), 14);
+export function forEachDimension<C>(row: RollupRow, visit: (context: C, dim: Dimension, value: string, index: number) => void, context: C): void {
+  visit(context, "total", "", 0);
+  visit(context, "page", row.page, 1);
+  visit(context, "source", row.source ?? "", 2);
+  visit(context, "channel", row.channel, 3);
+  visit(context, "country", row.country ?? "", 7);
+  visit(context, "device", row.device, 8);
+  visit(context, "browser", row.browser ?? "", 9);
+  visit(context, "os", row.os ?? "", 10);
+  if (row.utm_source !== null) visit(context, "utm_source", row.utm_source, 4);
+  if (row.utm_medium !== null) visit(context, "utm_medium", row.utm_medium, 5);
+  if (row.utm_campaign !== null) visit(context, "utm_campaign", row.utm_campaign, 6);
+  if (row.ai_name !== null) visit(context, "ai_name", row.ai_name, 12);
+  if (row.kind === "event") visit(context, "event", row.name, 11);
+  else visit(context, "status_class", STATUS_CLASSES[Math.floor(row.status / 100)] ?? `${Math.floor(row.status / 100)}xx`, 13);
+  if (row.actor === "bot" || row.actor === "ai_crawler" || row.actor === "ai_agent") visit(context, "rule", ruleValue(row.rule, row.ai_name), 14);
 }
 
 
@@ -157,11 +158,27 @@ function countIn(visitor: Visitor | null, slot: Slot, hour: number): typeof NEW_
   return NEW_THIS_HOUR;
 }
 
+/** What `observe` knows of the row it is counting, while forEachDimension walks its values. */
+interface ObserveTurn {
+  visitor: Visitor | null;
+  hour: number;
+  out: DeltaSink | null;
+  pageviews: number;
+  events: number;
+  hits: number;
+  actor: string;
+  dims: Map<string, Slot>[];
+}
+
+const countDimension = (state: RollupState, dim: Dimension, value: string, index: number): void => state.countDimension(dim, value, index);
+
 /** One counter of the day, as a snapshot lists it (position = counter id). */
 export type Counter = readonly [actor: string, dim: Dimension, value: string];
 
 export class RollupState {
   private readonly visitorsByHash = new Map<string, Visitor>();
+  /** The row `observe` is counting, for `countDimension`: a closure per row over these was ~0.1 µs of its ~2. */
+  private readonly turn: ObserveTurn = { visitor: null, hour: 0, out: null, pageviews: 0, events: 0, hits: 0, actor: "", dims: [] };
   /** actor → dimension (by index in DIMENSIONS) → value → slot. Lookups use the row's own strings, whose hashes V8 caches. */
   private readonly slots = new Map<string, Map<string, Slot>[]>();
   /** Every slot, by id. */
@@ -226,23 +243,37 @@ export class RollupState {
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
     const actor = row.actor;
-    const dims = this.dimsOf(actor);
-    forEachDimension(row, (dim, value, index) => {
-      const byValue = dims[index]!;
-      let slot = byValue.get(value);
-      if (!slot) {
-        if (byValue.size >= this.budget.values) {
-          this.foldedValues++;
-          slot = byValue.get(OTHER_VALUE);
-          if (!slot) byValue.set(OTHER_VALUE, (slot = this.newSlot(actor, dim, OTHER_VALUE)));
-        } else byValue.set(value, (slot = this.newSlot(actor, dim, value)));
-      }
-      // A page's visitors are those who viewed it: a custom event sent from a page adds to its events, not
-      // to its visitors (index 1 is `page`; one comparison per dimension, no extra lookup).
-      this.count(visitor, slot, hour, out, pageviews, events, hits, index !== 1 || events === 0);
-    });
+    const turn = this.turn;
+    turn.visitor = visitor;
+    turn.hour = hour;
+    turn.out = out;
+    turn.pageviews = pageviews;
+    turn.events = events;
+    turn.hits = hits;
+    turn.actor = actor;
+    turn.dims = this.dimsOf(actor);
+    forEachDimension(row, countDimension, this);
+    turn.visitor = null;
+    turn.out = null;
     this.allTotal ??= this.newSlot(EVERY_ACTOR, "total", "");
     this.count(visitor, this.allTotal, hour, out, pageviews, events, hits, actor !== "ai_crawler" && actor !== "bot");
+  }
+
+  /** One (dimension, value) of the row `observe` is counting (`turn`). */
+  countDimension(dim: Dimension, value: string, index: number): void {
+    const turn = this.turn;
+    const byValue = turn.dims[index]!;
+    let slot = byValue.get(value);
+    if (!slot) {
+      if (byValue.size >= this.budget.values) {
+        this.foldedValues++;
+        slot = byValue.get(OTHER_VALUE);
+        if (!slot) byValue.set(OTHER_VALUE, (slot = this.newSlot(turn.actor, dim, OTHER_VALUE)));
+      } else byValue.set(value, (slot = this.newSlot(turn.actor, dim, value)));
+    }
+    // A page's visitors are those who viewed it: a custom event sent from a page adds to its events, not
+    // to its visitors (index 1 is `page`; one comparison per dimension, no extra lookup).
+    this.count(turn.visitor, slot, turn.hour, turn.out!, turn.pageviews, turn.events, turn.hits, index !== 1 || turn.events === 0);
   }
 
   /** The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors). */

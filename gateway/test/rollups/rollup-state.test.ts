@@ -53,7 +53,7 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
         s.visitors_day++;
       }
     };
-    forEachDimension(row, count(row.actor));
+    forEachDimension(row, (visit, dim, value) => visit(dim, value), count(row.actor));
     count("all")("total", "");
   }
   return new Map([...out].map(([k, { hourSet: _, ...sums }]) => [k, sums]));
