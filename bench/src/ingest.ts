@@ -88,7 +88,7 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
 }
 
 // `--this-env NAME=VALUE` (repeatable) sets a variable for this checkout's gateway only: with `--against` this
-// checkout's own bundle it is an A/B of one setting (`--this-env SVC_COMMIT_THREAD=true`), alternated in one run.
+// checkout's own bundle it is an A/B of one setting (`--this-env SVC_FLUSH_MS=0`), alternated in one run.
 const thisEnv: Record<string, string> = Object.fromEntries((args["this-env"] ?? []).map((pair) => {
   const at = pair.indexOf("=");
   if (at < 1) throw new Error(`--this-env expects NAME=VALUE, got ${pair}`);

@@ -80,8 +80,6 @@ function stageOfSample(frames: readonly string[], fileAt: (line: number) => stri
       const stage = file === null ? null : stageOfSource(file, bundled[1]!);
       if (stage) return stage;
     }
-    // The commit thread's own bundle (SVC_COMMIT_THREAD, writer/commit-thread.ts): node-postgres and the COPY batch.
-    if (/JS:\S* \S*commit-thread\.mjs:\d+:/.test(f)) return "writer + PostgreSQL protocol";
     // COPY line encoders are generated with new Function (writer/copy-text.ts): no file.
     if (/JS:\S*line :\d+:/.test(f)) return "COPY encode";
     if (f.includes("uws_linux")) return "HTTP (uWebSockets.js, sockets, routing)";

@@ -11,21 +11,12 @@ import { build } from "esbuild";
 
 const gatewayDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const GATEWAY_BUNDLE = path.join(gatewayDir, "dist", "main.mjs");
-/** The commit thread's entry (writer/commit-thread.ts loads it from beside the bundle). */
-const COMMIT_THREAD_BUNDLE = path.join(gatewayDir, "dist", "commit-thread.mjs");
 
 /** Builds the bundle and returns its path. Safe to call from concurrent processes: the file is replaced atomically. */
 export async function bundleGateway(): Promise<string> {
-  // The worker first: a gateway started from the new main.mjs finds its thread's file already there.
-  await bundleEntry(path.join(gatewayDir, "src", "writer", "commit-thread-worker.ts"), COMMIT_THREAD_BUNDLE);
-  await bundleEntry(path.join(gatewayDir, "src", "main.ts"), GATEWAY_BUNDLE);
-  return GATEWAY_BUNDLE;
-}
-
-async function bundleEntry(entry: string, outfile: string): Promise<void> {
-  const temp = `${outfile}.${process.pid}.${Date.now()}.tmp`;
+  const temp = `${GATEWAY_BUNDLE}.${process.pid}.${Date.now()}.tmp`;
   await build({
-    entryPoints: [entry],
+    entryPoints: [path.join(gatewayDir, "src", "main.ts")],
     outfile: temp,
     bundle: true,
     platform: "node",
@@ -38,8 +29,9 @@ async function bundleEntry(entry: string, outfile: string): Promise<void> {
     // Bundled CommonJS dependencies (pg, mmdb-lib) call require() for Node's built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });
-  fs.renameSync(`${temp}.map`, `${outfile}.map`);
-  fs.renameSync(temp, outfile);
+  fs.renameSync(`${temp}.map`, `${GATEWAY_BUNDLE}.map`);
+  fs.renameSync(temp, GATEWAY_BUNDLE);
+  return GATEWAY_BUNDLE;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

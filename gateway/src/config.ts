@@ -54,8 +54,6 @@ export interface GatewayConfig {
   readonly flushMs: number;
   /** Batch transactions in flight at once. */
   readonly writerInFlight: number;
-  /** The writer's COPY batches go to PostgreSQL from a worker thread (writer/commit-thread.ts); never with a cluster. */
-  readonly commitThread: boolean;
   /** How often the counts of committed rows are written to the rollup tables. */
   readonly rollupFlushMs: number;
   /** A site lane that received no rows for this long is stopped and its visitor state released. */
@@ -162,8 +160,6 @@ const ENTRIES = {
   SVC_BATCH_MAX_ROWS: entry(Config.Int("SVC_BATCH_MAX_ROWS").pipe(Config.withDefault(5000)), "an integer 1..100000", (n) => n >= 1 && n <= 100_000),
   SVC_FLUSH_MS: entry(Config.Int("SVC_FLUSH_MS").pipe(Config.withDefault(4)), "an integer 0..1000 (milliseconds)", (n) => n >= 0 && n <= 1000),
   SVC_WRITER_IN_FLIGHT: entry(Config.Int("SVC_WRITER_IN_FLIGHT").pipe(Config.withDefault(1)), "an integer 1..8", (n) => n >= 1 && n <= 8),
-  // See writer/commit-thread.ts and gateway/README.md "Third pass" for the figures behind the default.
-  SVC_COMMIT_THREAD: entry(Config.Boolean("SVC_COMMIT_THREAD").pipe(Config.withDefault(false)), "true or false (on/off, 1/0)"),
   SVC_ROLLUP_FLUSH_MS: entry(Config.Int("SVC_ROLLUP_FLUSH_MS").pipe(Config.withDefault(1000)), "an integer 10..60000 (milliseconds)", (n) => n >= 10 && n <= 60_000),
   // 1 minute .. 7 days; default a day: a site quiet for a whole day holds a day-old visitor state it will
   // rebuild at its next row anyway (the day changed), so keeping it only costs memory.
@@ -273,9 +269,6 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   if (v.SVC_CLUSTER === true && "SVC_WRITER_IN_FLIGHT" in values && v.SVC_WRITER_IN_FLIGHT !== 1) {
     problems.push(`SVC_WRITER_IN_FLIGHT=${v.SVC_WRITER_IN_FLIGHT} is invalid with SVC_CLUSTER: expected 1 (the owner session that holds the site locks runs every commit)`);
   }
-  if (v.SVC_CLUSTER === true && "SVC_COMMIT_THREAD" in values && v.SVC_COMMIT_THREAD === true) {
-    problems.push("SVC_COMMIT_THREAD=true is invalid with SVC_CLUSTER: the owner session that holds the site locks runs every commit, on the main thread");
-  }
   if (problems.length > 0 || !auth) throw new ConfigInvalid(problems);
   const host = v.SVC_HOST !== null ? v.SVC_HOST : placeholders.length > 0 ? "127.0.0.1" : "0.0.0.0";
   return {
@@ -298,7 +291,6 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     batchMaxRows: v.SVC_BATCH_MAX_ROWS,
     flushMs: v.SVC_FLUSH_MS,
     writerInFlight: v.SVC_WRITER_IN_FLIGHT,
-    commitThread: v.SVC_COMMIT_THREAD && !v.SVC_CLUSTER,
     rollupFlushMs: v.SVC_ROLLUP_FLUSH_MS,
     laneIdleMs: v.SVC_LANE_IDLE_MS,
     replayBatchRows: v.SVC_REPLAY_BATCH_ROWS,

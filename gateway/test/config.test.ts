@@ -55,7 +55,6 @@ describe("gateway configuration", () => {
     ["SVC_MAILBOX_SIZE", "2", "an integer 16..1000000"],
     ["SVC_FLUSH_MS", "-1", "an integer 0..1000 (milliseconds)"],
     ["SVC_WRITER_IN_FLIGHT", "0", "an integer 1..8"],
-    ["SVC_COMMIT_THREAD", "sometimes", "true or false (on/off, 1/0)"],
     ["SVC_ROLLUP_FLUSH_MS", "5", "an integer 10..60000 (milliseconds)"],
     ["SVC_ROLLUP_FLUSH_MS", "soon", "an integer 10..60000 (milliseconds)"],
     ["SVC_LLM_TIMEOUT_MS", "50", "an integer 100..600000 (milliseconds)"],
@@ -78,12 +77,6 @@ describe("gateway configuration", () => {
   it("refuses more than one transaction in flight with SVC_CLUSTER (the owner session runs every commit)", () => {
     expect(problems({ SVC_CLUSTER: "true", SVC_WRITER_IN_FLIGHT: "2" })).toEqual([
       "SVC_WRITER_IN_FLIGHT=2 is invalid with SVC_CLUSTER: expected 1 (the owner session that holds the site locks runs every commit)",
-    ]);
-  });
-
-  it("refuses the commit thread with SVC_CLUSTER (the owner session runs every commit, on the main thread)", () => {
-    expect(problems({ SVC_CLUSTER: "true", SVC_COMMIT_THREAD: "true" })).toEqual([
-      "SVC_COMMIT_THREAD=true is invalid with SVC_CLUSTER: the owner session that holds the site locks runs every commit, on the main thread",
     ]);
   });
 

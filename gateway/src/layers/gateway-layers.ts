@@ -81,7 +81,6 @@ import { SiteOwnership } from "../cluster/ownership.ts";
 import { ClusterPeers, RELEASE_QUIET_MS } from "../cluster/peers.ts";
 import { saltForDay } from "../storage/salts.ts";
 import { commitRows } from "../writer/commit-rows.ts";
-import { CommitThread } from "../writer/commit-thread.ts";
 import { type CommitFn, GroupCommitWriter } from "../writer/group-commit.ts";
 import { PendingCommits } from "../writer/pending-commits.ts";
 import {
@@ -298,26 +297,14 @@ export const rollupsLayer = (write: WriteRollupsFn | undefined) =>
     }),
   );
 
-/**
- * The group-commit writer and its batching loop, supervised; released after the lanes have drained into it. Its
- * batches are committed by `commit` when given (tests inject failures), else on the commit thread
- * (SVC_COMMIT_THREAD, closed after the writer's last commit), else by `commitRows` on this thread.
- */
-export const writerLayer = (injected: CommitFn | undefined) =>
+/** The group-commit writer and its batching loop, supervised; released after the lanes have drained into it. */
+export const writerLayer = (commit: CommitFn) =>
   Layer.effect(
     WriterService,
     Effect.gen(function* () {
       const pool = yield* WritePoolService;
       const config = yield* ConfigService;
       const log = yield* LogService;
-      const { url } = yield* DatabaseService;
-      const thread = injected === undefined && config.commitThread
-        ? yield* Effect.acquireRelease(
-          Effect.sync(() => new CommitThread({ url, inFlight: config.writerInFlight, limits: config.databasePools.write }, log)),
-          (t) => Effect.promise(() => t.close()),
-        )
-        : null;
-      const commit = injected ?? thread?.commit ?? commitRows;
       const health = yield* HealthService;
       const rollups = yield* RollupsService;
       const live = yield* LiveService;
@@ -683,7 +670,7 @@ export const gatewayLayer = (options: GatewayLayerOptions) =>
   httpLayer(options.transport).pipe(
     Layer.provideMerge(notificationsLayer(options.webhookRetryBaseMs)),
     Layer.provideMerge(Layer.mergeAll(lanesLayer, maintenanceLayer(options.maintenanceIntervalMs), authLayer, queryLayer())),
-    Layer.provideMerge(writerLayer(options.commit)),
+    Layer.provideMerge(writerLayer(options.commit ?? commitRows)),
     Layer.provideMerge(rollupsLayer(options.writeRollups)),
     Layer.provideMerge(clusterLayer),
     Layer.provideMerge(liveLayer),

@@ -1,7 +1,7 @@
 // The raw-row write path: one batch = one transaction holding the COPY of its events and hits, sent as one
 // socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (src/rollups/rollup-writes.ts).
 import type pg from "pg";
-import { copyBatch, type CopyPart } from "./copy-batch.ts";
+import { type CopyPart, copyBatch } from "./copy-batch.ts";
 import { copyStatement, encodeEvents, encodeHits } from "./copy-text.ts";
 import { partitionFor } from "../storage/partitions.ts";
 import { type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type WriteBatch } from "../storage/rows.ts";
@@ -46,7 +46,7 @@ function targetOf(table: "events" | "hits", rows: readonly { readonly ts: number
  * A batch as the COPY text of each table (encoded before taking a connection: a row the encoder rejects costs no
  * round trip), into each table's month partition when `direct` and all its rows are in one month.
  */
-export function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
+function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
   return [
     { statement: statementFor(targetOf("events", batch.events, direct), EVENT_COLUMNS), text: encodeEvents(batch.events), rows: batch.events.length },
     { statement: statementFor(targetOf("hits", batch.hits, direct), HIT_COLUMNS), text: encodeHits(batch.hits), rows: batch.hits.length },
@@ -57,7 +57,7 @@ export function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
  * Runs a batch's COPYs with `run`; when a month's partition does not exist (SQLSTATE 42P01: dropped by hand, or
  * not made yet), the same batch again through the parents, and that partition is skipped for a while.
  */
-export async function commitParts(batch: WriteBatch, run: (parts: CopyPart[]) => Promise<void>): Promise<void> {
+async function commitParts(batch: WriteBatch, run: (parts: CopyPart[]) => Promise<void>): Promise<void> {
   const parts = copyParts(batch);
   try {
     await run(parts);
