@@ -5,6 +5,7 @@
 // - POST /app/logout ends the session the same way, and POST /app/auth/callback takes a hosted-mode
 //   identity provider's token (see README "Hosted mode"; it comes from the provider's page, so it is the
 //   one cross-site post accepted, and only with a token the gateway verifies).
+import type { IncomingMessage } from "node:http";
 import type { Handle } from "@sveltejs/kit";
 import { callGateway, gatewayBase, gatewayError, redirectWithCookies, relay } from "$lib/server/gateway";
 import { acceptIdentityToken } from "$lib/server/identity-callback";
@@ -22,11 +23,20 @@ export const handle: Handle = async ({ event, resolve }) => {
     return Response.json({ error: "send events to the gateway directly (its /api/event and /api/hit), not through the dashboard" }, { status: 404 });
   }
   if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
+    // The browser withdrew the question (a newer view asked instead) when its connection closes before the
+    // answer: the gateway's request is closed too, so its query leaves the engine's line (query/admission.ts).
+    // SvelteKit's request.signal fires only for a body cut short; the socket tells (adapter-node's platform.req).
+    const socket = (event.platform as { req?: IncomingMessage } | undefined)?.req?.socket;
+    const withdrawn = new AbortController();
+    const withdraw = () => withdrawn.abort();
+    socket?.once("close", withdraw);
     try {
-      const upstream = await callGateway(event, url.pathname + url.search);
+      const upstream = await callGateway(event, url.pathname + url.search, { signal: withdrawn.signal });
       return relay(upstream, url.pathname.endsWith("/live") ? { "x-accel-buffering": "no", "cache-control": "no-store" } : {});
     } catch {
       return Response.json({ error: "the API is not reachable" }, { status: 502 });
+    } finally {
+      socket?.off("close", withdraw);
     }
   }
   if (request.method === "POST" && (url.pathname === "/app/login" || url.pathname === "/app/logout") && !isSameOriginPost(request)) {

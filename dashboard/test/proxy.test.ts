@@ -1,6 +1,7 @@
 // The dashboard server's /api proxy, against a local upstream that records what reaches it: the browser's
 // Cookie, Origin, Sec-Fetch-Site, Content-Type, Authorization and Accept arrive unchanged, X-Forwarded-For
 // is the browser's address (and nothing else of note), every Set-Cookie comes back unchanged, ingest is refused, and SSE is streamed as written.
+// A request the browser withdraws before its answer is closed upstream too (the gateway then drops its query).
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,9 @@ let upstream: Server;
 let dashboard: DashboardServer;
 const seen: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[] = [];
 let releaseStream: () => void = () => {};
+/** Set when the upstream's connection for /api/slow closed before it answered. */
+let slowClosed = false;
+let slowArrived = false;
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -17,6 +21,11 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.url === "/api/slow") {
+        slowArrived = true;
+        res.on("close", () => (slowClosed = !res.writableFinished));
+        return;
+      }
       if (req.url === "/api/sites/1/live") {
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
         res.write('event: snapshot\ndata: {"n":1}\n\n');
@@ -41,6 +50,18 @@ afterAll(async () => {
 });
 
 describe("/api proxy", () => {
+  it("closes the upstream request when the browser withdraws its own before the answer", async () => {
+    const asked = new AbortController();
+    const answer = fetch(`${dashboard.base}/api/slow`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: asked.signal });
+    answer.catch(() => undefined);
+    while (!slowArrived) await new Promise((r) => setTimeout(r, 10));
+    expect(slowClosed).toBe(false);
+    asked.abort();
+    const until = Date.now() + 5_000;
+    while (!slowClosed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(slowClosed).toBe(true);
+  });
+
   it("forwards the allow-listed headers unchanged and returns every Set-Cookie unchanged", async () => {
     const headers = {
       cookie: "svc_session=tok; theme=dark",

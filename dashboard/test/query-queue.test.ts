@@ -17,18 +17,20 @@ function recordingSender() {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe("the query queue", () => {
-  it("sends the tiles first and the chart second, asked last; at most 2 in flight; the next when one answers", async () => {
+  it("sends the tiles first, alone until they answer, then the chart, asked last; at most 2 in flight; the next when one answers", async () => {
     const { sent, send } = recordingSender();
     const queue = new QueryQueue(send);
     const answers = ["card a", "card b", "chart", "tiles"].map((name) => queue.run({ name }, name.startsWith("card") ? "card" : (name as "chart" | "tiles")));
     await tick();
-    expect(sent.map((s) => s.body)).toEqual([{ name: "tiles" }, { name: "chart" }]);
+    // Sent beside the tiles, the chart could reach the engine first and answer before them.
+    expect(sent.map((s) => s.body)).toEqual([{ name: "tiles" }]);
     sent[0]!.answer("T");
     await tick();
     expect(sent.map((s) => s.body)).toEqual([{ name: "tiles" }, { name: "chart" }, { name: "card a" }]);
     sent[1]!.answer("C");
-    sent[2]!.answer("A");
     await tick();
+    expect(sent.map((s) => s.body)).toEqual([{ name: "tiles" }, { name: "chart" }, { name: "card a" }, { name: "card b" }]);
+    sent[2]!.answer("A");
     sent[3]!.answer("B");
     expect(await Promise.all(answers)).toEqual(["A", "B", "C", "T"]);
     expect(queue.size).toEqual({ running: 0, waiting: 0 });

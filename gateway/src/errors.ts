@@ -21,6 +21,8 @@ export const REJECTIONS = {
   rate_limited: { status: 429, message: "rate limited" },
   internal: { status: 500, message: "internal error" },
   overloaded: { status: 503, message: "overloaded" },
+  // nginx's code for it: the client closed the connection first, so no one reads this answer (query/admission.ts).
+  client_closed: { status: 499, message: "the client closed the request before its answer" },
   unavailable: { status: 503, message: "temporarily unavailable" },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -4,7 +4,9 @@
 // came about seventh. Here the tiles go first, the chart second, the cards after; at most 2 are in flight (the
 // engine's 2 threads: a third would only share them, so the first answer would come later); one body is asked
 // once while it is queued or in flight; a question nobody waits for any more (the filters changed again) leaves
-// the queue, or has its request aborted.
+// the queue, or has its request aborted. While the tiles' question is in flight nothing else is sent: two sent
+// together reach the engine in either order, and the chart's first put ~0.8 s before the tiles over 10M rows
+// (bench:explorer, quiet box: the click's numbers after 2.0–2.2 s with the chart beside them).
 export type QueryPriority = "tiles" | "chart" | "card";
 const RANK: Readonly<Record<QueryPriority, number>> = { tiles: 0, chart: 1, card: 2 };
 export const MAX_IN_FLIGHT = 2;
@@ -27,6 +29,8 @@ export class QueryQueue<T> {
   private readonly byKey = new Map<string, Entry<T>>();
   private waiting: Entry<T>[] = [];
   private running = 0;
+  /** The tiles' question is in flight: the rest waits for its answer. */
+  private tilesInFlight = false;
   private seq = 0;
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
   private idleWaiters: (() => void)[] = [];
@@ -124,15 +128,18 @@ export class QueryQueue<T> {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
-    while (this.running < this.limit && this.waiting.length > 0) {
+    while (this.running < this.limit && this.waiting.length > 0 && !this.tilesInFlight) {
       this.waiting.sort((a, b) => a.rank - b.rank || a.seq - b.seq);
       const entry = this.waiting.shift()!;
       entry.started = true;
       this.running++;
+      const tiles = entry.rank === RANK.tiles;
+      if (tiles) this.tilesInFlight = true;
       this.send(entry.body, entry.controller.signal)
         .then(entry.settle.resolve, entry.settle.reject)
         .finally(() => {
           this.running--;
+          if (tiles) this.tilesInFlight = false;
           // Answered: the next identical question is asked again (a live tick wants fresh numbers).
           if (this.byKey.get(entry.key) === entry) this.byKey.delete(entry.key);
           this.pump();

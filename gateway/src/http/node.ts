@@ -69,7 +69,13 @@ export const nodeTransport: HttpTransport = {
       const method = (req.method ?? "GET").toUpperCase();
 
       const run = (body: Buffer | null, bodyStream: BodyStream | null = null) => {
-        const request: HttpRequest = { method, path, query, headers, remoteAddress: req.socket.remoteAddress ?? "", body, bodyStream };
+        const request: HttpRequest = {
+          method, path, query, headers, remoteAddress: req.socket.remoteAddress ?? "", body, bodyStream,
+          // Closed before the answer was written whole: the client went away.
+          get aborted() {
+            return res.destroyed && !res.writableFinished;
+          },
+        };
         // An answer given before the reader took the whole body closes the connection: the rest is never read.
         dispatch(options, request, (r) => send(r, bodyStream !== null && !bodyStream.consumed));
       };

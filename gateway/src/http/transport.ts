@@ -16,6 +16,11 @@ export interface HttpRequest {
    * import); null otherwise. The socket is paused while more than BODY_STREAM_HIGH_WATER bytes wait unread.
    */
   readonly bodyStream: BodyStream | null;
+  /**
+   * True once the client closed the connection before its answer (a dashboard that asked a newer question
+   * instead): work still waiting for it, such as a query in the engine's line, is dropped.
+   */
+  readonly aborted: boolean;
 }
 
 /** 1 MB of unread body before the socket is paused: a few thousand import lines, read in about a millisecond each. */

@@ -40,6 +40,8 @@ import { SettledCache } from "../read/settled-cache.ts";
 import { type AdmissionLimits, type AdmissionStats, AdmissionQueue, QUERY_QUEUED, QUERY_RUNNING, QUERY_WAIT_MS } from "./admission.ts";
 
 export const DUCKDB_THREADS = 2;
+/** How often a running query checks that its client is still there. */
+const INTERRUPT_POLL_MS = 100;
 export const DUCKDB_MEMORY_LIMIT = "256MB";
 
 type MetricValue = number;
@@ -212,10 +214,12 @@ export class QueryEngine {
    * `work` on the engine's DuckDB, when the admission queue lets it run (admission.ts): out of memory beside
    * other work, it runs once more alone; out of memory alone, a 503 that says so, not a 500.
    */
-  private async admitted<T>(work: () => Promise<T>): Promise<T> {
+  private async admitted<T>(work: () => Promise<T>, gone?: () => boolean): Promise<T> {
     try {
-      return await this.queue.run(work, isOutOfMemory);
+      return await this.queue.run(work, isOutOfMemory, gone);
     } catch (error) {
+      // Interrupted because its client left (fromDuckDB), or any failure no one will read.
+      if (gone?.() === true && !(error instanceof ApiError && error.reason === "client_closed")) throw new ApiError("client_closed");
       if (isOutOfMemory(error)) {
         throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions`);
       }
@@ -223,8 +227,11 @@ export class QueryEngine {
     }
   }
 
-  /** The answer: from the rollups at once when they serve the plan, else from DuckDB in the admission queue's turn. */
-  async run(site: SiteRecord, plan: QueryPlan): Promise<QueryResponse> {
+  /**
+   * The answer: from the rollups at once when they serve the plan, else from DuckDB in the admission queue's
+   * turn. `gone` (the HTTP request's client has left): the query is dropped from the line, or interrupted.
+   */
+  async run(site: SiteRecord, plan: QueryPlan, gone?: () => boolean): Promise<QueryResponse> {
     const timeZone = siteTimeZone(site);
     const now = this.options.now();
     const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
@@ -234,7 +241,7 @@ export class QueryEngine {
     // In line before anything is awaited, so queries that reach the engine together keep their order (the
     // goals' read, a round trip to PostgreSQL, came first before and could reorder them).
     if (!rollupServes(plan, range, timeZone, grain)) {
-      return this.admitted(async () => this.fromDuckDB(site, plan, { range, timeZone, goals: await siteGoals(this.options.pool, site.id), time, grain, compared, now }));
+      return this.admitted(async () => this.fromDuckDB(site, plan, { range, timeZone, goals: await siteGoals(this.options.pool, site.id), time, grain, compared, now }, gone), gone);
     }
     await this.options.flushRollups();
     const all = sortRows(plan, await rollupRows({ pool: this.options.pool, cache: this.settled, now: this.options.now }, site.id, plan, range));
@@ -248,13 +255,20 @@ export class QueryEngine {
     site: SiteRecord,
     plan: QueryPlan,
     { range, timeZone, goals, time, grain, compared, now }: { range: ResolvedRange; timeZone: string; goals: QueryGoal[]; time: string | undefined; grain: SqlContext["grain"]; compared: ResolvedRange | null; now: number },
+    gone?: () => boolean,
   ): Promise<QueryResponse> {
     const connection = await this.connect();
     const scratch: string[] = [];
+    let watch: NodeJS.Timeout | null = null;
     try {
       await checkPatterns(connection, plan);
       const ranges = [range, ...(compared ? [compared] : [])];
       const relation = await this.loadChecked(connection, site.id, ranges, now, scratch, readsVisits(plan));
+      // A statement whose client left stops within ~100 ms instead of holding the engine's one slot for the rest
+      // of its 0.3–1.2 s (10M rows, quiet box). Not while today's rows are brought up to date above: a refresh
+      // cut short is thrown away, and the next query copied the whole day again (the click's tiles then took
+      // 1.7–3.1 s instead of 1.2 s in bench:explorer).
+      if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
       const ctx = { plan, range, timeZone, grain, goals, relation };
       const main = await this.execute(connection, site.id, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
       let results = main.rows;
@@ -273,6 +287,7 @@ export class QueryEngine {
       }
       return { results, meta, query: echo(plan, site, range, compared, timeZone, opensActors(plan)) };
     } finally {
+      if (watch !== null) clearInterval(watch);
       connection.closeSync();
       await Promise.all(scratch.map((f) => rm(f, { force: true })));
     }

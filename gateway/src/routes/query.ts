@@ -14,11 +14,11 @@ export interface QueryRouteDeps {
 }
 
 export function queryRoutes(routes: OperationRoutes, { pool, engine }: QueryRouteDeps): void {
-  routes.on("POST /api/v2/query", async ({ principal, body }) => {
+  routes.on("POST /api/v2/query", async ({ req, principal, body }) => {
     const decoded = body();
     const site = await resolveTeamSite(pool, decoded.site_id, principal);
     const plan = parseQuery(decoded);
-    return jsonResponse(200, await engine.run(site, plan));
+    return jsonResponse(200, await engine.run(site, plan, () => req.aborted));
   });
 }
 

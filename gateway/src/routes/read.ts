@@ -49,7 +49,7 @@ export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
       const actor = query.actor ?? (query.field === "rule" ? "all" : "human");
       return jsonResponse(200, await breakdownReport(src, site.id, actor, window(actor), query.field, query.limit ?? DEFAULT_LIMIT));
     }, readsRollups)
-    .site("GET /api/sites/{id}/ai", async ({ site, query, window }) => {
+    .site("GET /api/sites/{id}/ai", async ({ req, site, query, window }) => {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const filters = query.filters === undefined ? [] : filtersParam(query.filters);
       if (filters.length > 0) {
@@ -57,7 +57,7 @@ export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
         const checked = await checkShareFilters(deps.engine, site.domain, filters).catch((error: unknown) => {
           throw error instanceof ApiError && error.status === 400 ? new ApiError("invalid_query", error.message, error.details) : error;
         });
-        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: checked, actor: "all", window: window("all") }, limit));
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: checked, actor: "all", window: window("all"), gone: () => req.aborted }, limit));
       }
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       return jsonResponse(200, await aiReport(src, site.id, window("all"), limit));

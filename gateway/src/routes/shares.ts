@@ -174,7 +174,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }));
+        return jsonResponse(200, await filteredStats({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor), gone: () => req.aborted }));
       }
       return jsonResponse(200, await statsReport(pool, share.site_id, actor, windowOf(share, q, actor)));
     })
@@ -186,7 +186,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor) }, q.field, limit));
+        return jsonResponse(200, await filteredBreakdown({ engine: deps.engine, site, filters: share.filters, actor, window: windowOf(share, q, actor), gone: () => req.aborted }, q.field, limit));
       }
       return jsonResponse(200, await breakdownReport(src, share.site_id, actor, windowOf(share, q, actor), q.field, limit));
     })
@@ -199,7 +199,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       await deps.flushRollups();
       if (share.filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all") }, limit));
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all"), gone: () => req.aborted }, limit));
       }
       return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), limit));
     })
@@ -212,7 +212,7 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       // "And" with the link's filters and actor: the answer is always inside the link's view.
       const linkActor = share.actor === null ? [] : [["is", "visit:actor", [share.actor]]];
       const plan = parseQuery({ ...body, filters: [...share.filters, ...((body["filters"] as unknown[] | undefined) ?? []), ...linkActor] });
-      return jsonResponse(200, await deps.engine.run(await siteOf(share), plan));
+      return jsonResponse(200, await deps.engine.run(await siteOf(share), plan, () => req.aborted));
     })
     .on("GET /api/share/{token}/goals", async ({ req, params, query }) => {
       const { share } = await open(req, params);

@@ -34,10 +34,12 @@ export interface FilteredRead {
   readonly filters: readonly Filter[];
   readonly actor: ActorChoice;
   readonly window: ReadWindow;
+  /** The request's client has left: the engine drops or interrupts what it still asks (query/admission.ts). */
+  readonly gone?: () => boolean;
 }
 
-const run = ({ engine, site, filters, window }: FilteredRead, rest: Record<string, unknown>, actors: readonly string[] = window.actors) =>
-  engine.run(site, sharePlan(site.domain, filters, actors, rest));
+const run = ({ engine, site, filters, window, gone }: FilteredRead, rest: Record<string, unknown>, actors: readonly string[] = window.actors) =>
+  engine.run(site, sharePlan(site.domain, filters, actors, rest), gone);
 
 export async function filteredStats(read: FilteredRead): Promise<typeof StatsResponse.Type> {
   const { site, window: w } = read;

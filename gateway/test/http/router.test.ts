@@ -5,7 +5,7 @@ import { ApiError } from "../../src/errors.ts";
 import { Router } from "../../src/http/router.ts";
 import type { HttpRequest, HttpResponse } from "../../src/http/transport.ts";
 
-const request = (method: string, path: string): HttpRequest => ({ method, path, query: new URLSearchParams(), headers: {}, remoteAddress: "127.0.0.1", body: null, bodyStream: null });
+const request = (method: string, path: string): HttpRequest => ({ method, path, query: new URLSearchParams(), headers: {}, remoteAddress: "127.0.0.1", body: null, bodyStream: null, aborted: false });
 
 function router(): Router {
   const named = (name: string) => (_req: HttpRequest, params: Readonly<Record<string, string>>): HttpResponse => ({ status: 200, body: JSON.stringify({ name, params }) });

@@ -1,8 +1,10 @@
 // The query engine's admission queue (query/admission.ts). Over HTTP with real PostgreSQL and DuckDB: a burst
 // of queries at once answers exactly what the same queries answer one by one; work waits its turn first come
 // first served; a full line answers 503 with Retry-After, never 500; rollup-served answers never wait. The
-// queue alone: the wait bound, and a statement out of memory beside others tried again alone.
+// queue alone: the wait bound, and a statement out of memory beside others tried again alone. A query whose
+// client closed its connection while it waited is dropped at its turn, over HTTP and in the queue alone.
 import { randomBytes } from "node:crypto";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdmissionQueue } from "../../src/query/admission.ts";
 import { ApiError, errorResponse } from "../../src/errors.ts";
@@ -135,7 +137,55 @@ describe("over HTTP", () => {
   });
 });
 
+describe("a client that goes away", () => {
+  it("leaves the line: its query is dropped at its turn, never run, and the next one answers", async () => {
+    const hold = await holdEngine();
+    const before = h.gateway.query.admission.dropped;
+    // A raw socket, so the test closes the connection itself while the query waits (as the dashboard's proxy
+    // does when the browser withdraws a superseded question).
+    const body = JSON.stringify({ site_id: DOMAIN, date_range: RANGE, ...DUCKDB_QUERIES[0] });
+    const url = new URL(h.base);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    socket.write(`POST /api/v2/query HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${auth["authorization"]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    let answered = "";
+    socket.on("data", (chunk: Buffer) => (answered += chunk.toString()));
+    await until(() => h.gateway.query.admission.queued === 1);
+    socket.destroy();
+    const next = query(DUCKDB_QUERIES[1]!);
+    await until(() => h.gateway.query.admission.queued === 2);
+    // Let the transport see the closed connection before the turn comes.
+    await new Promise((r) => setTimeout(r, 50));
+    hold.release();
+    await hold.done;
+    expect((await next).status).toBe(200);
+    expect(h.gateway.query.admission).toMatchObject({ running: 0, queued: 0, dropped: before + 1 });
+    expect(answered).toBe("");
+  });
+});
+
 describe("the queue alone", () => {
+  it("drops work whose client has gone by its turn (499 client_closed), without running it", async () => {
+    const queue = new AdmissionQueue({ running: 1, queued: 4, waitMs: 5000 });
+    let release!: () => void;
+    const running = queue.run(() => new Promise<void>((resolve) => (release = resolve)));
+    let left = false;
+    const ran: string[] = [];
+    const gone = queue.run(async () => ran.push("gone"), undefined, () => left).catch((e: unknown) => e);
+    const stays = queue.run(async () => ran.push("stays"), undefined, () => false);
+    await until(() => queue.stats.queued === 2);
+    left = true;
+    release();
+    await running;
+    const error = await gone;
+    await stays;
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).reason).toBe("client_closed");
+    expect(errorResponse(error).status).toBe(499);
+    expect(ran).toEqual(["stays"]);
+    expect(queue.stats).toMatchObject({ running: 0, queued: 0, dropped: 1 });
+  });
+
   const outOfMemory = () => new Error("Out of Memory Error: could not allocate block of size 256.0 KiB (240.0 MiB/244.1 MiB used)");
   const isOom = (e: unknown) => e instanceof Error && e.message.startsWith("Out of Memory Error");
 
@@ -151,7 +201,7 @@ describe("the queue alone", () => {
     expect(response.headers?.["retry-after"]).toBe("1");
     release();
     await running;
-    expect(queue.stats).toEqual({ running: 0, queued: 0, refused: 1, retriedAlone: 0 });
+    expect(queue.stats).toEqual({ running: 0, queued: 0, refused: 1, retriedAlone: 0, dropped: 0 });
   });
 
   it("a statement out of memory beside others runs once more alone; out of memory alone it fails", async () => {

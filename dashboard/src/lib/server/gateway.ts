@@ -49,7 +49,7 @@ export interface BrowserRequest {
 export function callGateway(
   { request, getClientAddress }: BrowserRequest,
   path: string,
-  init: { method?: string; body?: BodyInit | null; headers?: Record<string, string> } = {},
+  init: { method?: string; body?: BodyInit | null; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Response> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -65,6 +65,7 @@ export function callGateway(
     headers,
     body,
     redirect: "manual",
+    ...(init.signal ? { signal: init.signal } : {}),
     // A streamed request body (the browser's POST passed through) needs half-duplex in Node's fetch.
     ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
   } as RequestInit);
