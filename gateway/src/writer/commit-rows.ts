@@ -54,27 +54,21 @@ function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
 }
 
 /**
- * Runs a batch's COPYs with `run`; when a month's partition does not exist (SQLSTATE 42P01: dropped by hand, or
- * not made yet), the same batch again through the parents, and that partition is skipped for a while.
+ * Writes one batch of raw rows in one transaction. On any error nothing of the batch is stored and the
+ * error is thrown: the caller retries the batch or fails its requests. When a month's partition does not exist
+ * (SQLSTATE 42P01: dropped by hand, or not made yet), the same batch goes again through the parents, and that
+ * partition is skipped for a while.
  */
-async function commitParts(batch: WriteBatch, run: (parts: CopyPart[]) => Promise<void>): Promise<void> {
+export async function commitRows(pool: pg.Pool, batch: WriteBatch): Promise<void> {
   const parts = copyParts(batch);
   try {
-    await run(parts);
+    await copyBatch(pool, parts);
   } catch (error) {
     if ((error as { code?: unknown }).code !== "42P01") throw error;
     for (const part of parts) {
       const name = /^copy (\w+) /.exec(part.statement)?.[1];
       if (name !== undefined && name !== "events" && name !== "hits") missing.set(name, Date.now() + MISSING_RETRY_MS);
     }
-    await run(copyParts(batch, false));
+    await copyBatch(pool, copyParts(batch, false));
   }
-}
-
-/**
- * Writes one batch of raw rows in one transaction. On any error nothing of the batch is stored and the
- * error is thrown: the caller retries the batch or fails its requests.
- */
-export async function commitRows(pool: pg.Pool, batch: WriteBatch): Promise<void> {
-  await commitParts(batch, (parts) => copyBatch(pool, parts));
 }
