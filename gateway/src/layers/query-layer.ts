@@ -51,6 +51,10 @@ export const queryLayer = (dayFilesIntervalMs = DAY_FILES_INTERVAL_MS) =>
         const result = yield* Effect.result(Effect.tryPromise(writePass));
         if (result._tag === "Failure") log.warn("parquet day files: pass failed; retrying next minute", { error: String(result.failure.cause ?? result.failure) });
         else if (result.success.written + result.success.removed > 0) log.info("parquet day files", { ...result.success });
+        // Today's tables of sites nobody queried for ten minutes (or deleted ones) give their memory back.
+        const idle = yield* Effect.result(Effect.tryPromise(() => engine.dropIdleToday()));
+        if (idle._tag === "Failure") log.warn("query engine: dropping idle today tables failed; retrying next minute", { error: String(idle.failure.cause ?? idle.failure) });
+        else if (idle.success.length > 0) log.info("query engine: idle today tables dropped", { sites: idle.success.join(",") });
       });
       yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(dayFilesIntervalMs), pass)));
       return engine;

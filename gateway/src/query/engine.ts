@@ -160,6 +160,23 @@ export class QueryEngine {
     this.db = null;
   }
 
+  /**
+   * Drops today's tables no query has read for TODAY_IDLE_MS (today-rows.ts), in the admission queue's turn: each
+   * minute from the query layer, so their memory goes back even when no other query comes. Nothing to do while
+   * DuckDB has never opened.
+   */
+  async dropIdleToday(): Promise<number[]> {
+    if (this.db === null) return [];
+    return this.admitted(async () => {
+      const connection = await this.connect();
+      try {
+        return await this.today.dropIdle(connection, this.options.now());
+      } finally {
+        connection.closeSync();
+      }
+    });
+  }
+
   /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
   invalidateDays(siteId: number, from: string, to: string): Promise<void> {
     return this.options.dayFiles.invalidate(siteId, daysBetween(from, to));
@@ -385,7 +402,10 @@ export class QueryEngine {
     // this query.
     const raws: string[] = [];
     const parts: string[] = [];
-    if (days.has(today)) parts.push(`select * from ${await this.today.refresh(connection, siteId, now)}`);
+    if (days.has(today)) {
+      await this.today.dropIdle(connection, now);
+      parts.push(`select * from ${await this.today.refresh(connection, siteId, now)}`);
+    }
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
       const csv = path.join(this.options.tempDir, `rows-${randomUUID()}.csv`);

@@ -18,6 +18,13 @@ import { RAW_COLUMNS, copyRawRows, enrichSql, readCsvSql } from "./rows.ts";
 /** Rows younger than this may still be committing when a refresh runs (batches commit within ms; retries within seconds). */
 const IN_FLIGHT_MS = 60_000;
 
+/**
+ * A site's table is dropped once no query has read it for this long: a busy site's day (333,000 rows) held
+ * ~180 MB of DuckDB's memory in bench:query, which a site nobody looks at (or a deleted one) should not keep.
+ * Ten minutes spans a person's pauses over a dashboard; the next query after it copies the day again (~1.3 s).
+ */
+export const TODAY_IDLE_MS = 10 * 60_000;
+
 interface Cached {
   readonly day: number;
   /** Rows with ts < watermark are in the table, and PostgreSQL had exactly that many at the last check. */
@@ -28,6 +35,8 @@ export class TodayRows {
   private readonly cached = new Map<number, Cached>();
   /** One refresh per site at a time; queries of a site wait for the one in progress. */
   private readonly running = new Map<number, Promise<void>>();
+  /** When a query last asked for each site's table (ms). */
+  private readonly lastRead = new Map<number, number>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,6 +50,7 @@ export class TodayRows {
 
   /** Brings the site's table up to date with PostgreSQL at `now`; returns its name. */
   async refresh(connection: DuckDBConnection, siteId: number, now: number): Promise<string> {
+    this.lastRead.set(siteId, now);
     const before = this.running.get(siteId) ?? Promise.resolve();
     const mine = before.catch(() => undefined).then(() => this.update(connection, siteId, now));
     this.running.set(siteId, mine);
@@ -52,10 +62,17 @@ export class TodayRows {
     return TodayRows.table(siteId);
   }
 
-  /** Forgets a site (deleted) or every site. */
-  async drop(connection: DuckDBConnection, siteId: number): Promise<void> {
-    this.cached.delete(siteId);
-    await connection.run(`drop table if exists ${TodayRows.table(siteId)}`);
+  /** Drops the tables no query has read for `idleMs` (none being refreshed); returns their sites. */
+  async dropIdle(connection: DuckDBConnection, now: number, idleMs = TODAY_IDLE_MS): Promise<number[]> {
+    const dropped: number[] = [];
+    for (const [siteId, at] of this.lastRead) {
+      if (now - at <= idleMs || this.running.has(siteId)) continue;
+      this.lastRead.delete(siteId);
+      this.cached.delete(siteId);
+      await connection.run(`drop table if exists ${TodayRows.table(siteId)}`);
+      dropped.push(siteId);
+    }
+    return dropped;
   }
 
   private async update(connection: DuckDBConnection, siteId: number, now: number): Promise<void> {

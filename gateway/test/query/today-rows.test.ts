@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TodayRows } from "../../src/query/today-rows.ts";
+import { TODAY_IDLE_MS, TodayRows } from "../../src/query/today-rows.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 const NOW = Date.parse("2026-03-15T12:00:00Z");
@@ -103,4 +103,19 @@ it("a query reading the table while another refreshes it sees every row of the m
   } finally {
     reader.closeSync();
   }
+});
+
+it("drops a site's table once no query read it for ten minutes, and copies the day again when asked", async () => {
+  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"));
+  await insert(NOW - 1_800_000, "/idle");
+  const table = await today.refresh(connection, siteId, NOW);
+  const exists = async () => (await connection.runAndReadAll(`select count(*)::int from duckdb_tables() where table_name = '${table}'`)).getRowsJS()[0]![0] === 1;
+  expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS)).toEqual([]);
+  expect(await exists()).toBe(true);
+  expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS + 1)).toEqual([siteId]);
+  expect(await exists()).toBe(false);
+  // Asked again: the day is copied whole (nothing of the dropped copy is trusted).
+  await today.refresh(connection, siteId, NOW + TODAY_IDLE_MS + 2);
+  expect(await pages(table)).toContain("/idle");
+  expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS + 3)).toEqual([]);
 });
