@@ -47,6 +47,8 @@ async function openFilterDialog(page: Page): Promise<void> {
 async function view(path: string, options: { dark?: boolean; mobile?: boolean } = {}) {
   const opened = await stack.open({ storageState: signedIn, bypassCSP: true, ...options });
   await opened.page.goto(path);
+  // The page's script has taken over (routes/+layout.svelte): a click or a selection before it does nothing.
+  await opened.page.locator("html[data-hydrated]").waitFor();
   return opened;
 }
 
