@@ -19,7 +19,7 @@ export async function checkShareFilters(engine: QueryEngine, domain: string, fil
   return filters as readonly Filter[];
 }
 
-/** The link's filters and the read's actors, with the rest of a query (`filters` of `rest` are appended). */
+/** The link's filters and the read's actors as the filters of the rest of a query (`rest` brings none: its own would be replaced). */
 export function sharePlan(domain: string, linkFilters: readonly Filter[], actors: readonly string[], rest: Record<string, unknown>): QueryPlan {
   return parseQuery({ site_id: domain, ...rest, filters: [...linkFilters, ["is", "visit:actor", [...actors]]] });
 }
