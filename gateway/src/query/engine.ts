@@ -40,9 +40,9 @@ import { SettledCache } from "../read/settled-cache.ts";
 import { type AdmissionLimits, type AdmissionStats, AdmissionQueue, QUERY_QUEUED, QUERY_RUNNING, QUERY_WAIT_MS } from "./admission.ts";
 
 export const DUCKDB_THREADS = 2;
+export const DUCKDB_MEMORY_LIMIT = "256MB";
 /** How often a running query checks that its client is still there. */
 const INTERRUPT_POLL_MS = 100;
-export const DUCKDB_MEMORY_LIMIT = "256MB";
 
 type MetricValue = number;
 export interface ResultRow {
@@ -165,16 +165,9 @@ export class QueryEngine {
    * minute from the query layer, so their memory goes back even when no other query comes. Nothing to do while
    * DuckDB has never opened.
    */
-  async dropIdleToday(): Promise<number[]> {
-    if (this.db === null) return [];
-    return this.admitted(async () => {
-      const connection = await this.connect();
-      try {
-        return await this.today.dropIdle(connection, this.options.now());
-      } finally {
-        connection.closeSync();
-      }
-    });
+  dropIdleToday(): Promise<number[]> {
+    if (this.db === null) return Promise.resolve([]);
+    return this.onConnection((connection) => this.today.dropIdle(connection, this.options.now()));
   }
 
   /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
@@ -189,10 +182,15 @@ export class QueryEngine {
 
   /** The plan's `matches` patterns compiled by DuckDB's RE2, as a run checks them: a 400 naming the bad one. */
   checkFilters(plan: QueryPlan): Promise<void> {
+    return this.onConnection((connection) => checkPatterns(connection, plan));
+  }
+
+  /** `use` on a connection of the engine's DuckDB in the admission queue's turn, closed after. */
+  private onConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.admitted(async () => {
       const connection = await this.connect();
       try {
-        await checkPatterns(connection, plan);
+        return await use(connection);
       } finally {
         connection.closeSync();
       }

@@ -204,6 +204,21 @@ function checkComparisons(field: string, value: unknown): Comparison {
 
 const TOP_FIELDS = ["site_id", "date_range", "metrics", "dimensions", "filters", "order_by", "include", "pagination"];
 
+/**
+ * `?filters=` of a GET read (the AI panel narrowed by a view, a funnel's result): POST /api/v2/query's
+ * `filters` as JSON, judged further by parseQuery; a 400 naming the parameter when it is not a JSON array.
+ */
+export function filtersParam(raw: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) throw new ApiError("invalid_query", "filters: must be a JSON array of filters", [{ path: "filters", message: "must be a JSON array of filters" }]);
+  return parsed;
+}
+
 /** The request body checked into a plan; throws a 400 ApiError naming the first bad field. */
 export function parseQuery(body: unknown): QueryPlan {
   if (!isObject(body)) throw bad("body", "must be a JSON object");

@@ -5,6 +5,7 @@ import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { countFunnel, funnelSteps } from "../query/funnel.ts";
+import { filtersParam } from "../query/request.ts";
 import { engineDateRange } from "../read/window.ts";
 import { windowEcho } from "../read/reports.ts";
 import { sharePlan } from "../shares/share-filters.ts";
@@ -37,18 +38,6 @@ async function checkSteps(pool: pg.Pool, site: SiteRecord, steps: readonly { pag
 }
 
 /** The `filters` parameter: a JSON array (each filter is then checked by the query parser, naming `filters[i]`). */
-function filtersOf(raw: string | undefined): readonly (readonly unknown[])[] {
-  if (raw === undefined || raw === "") return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ApiError("invalid_query", "filters: must be a JSON array of filters", [{ path: "filters", message: "must be a JSON array of filters" }]);
-  }
-  if (!Array.isArray(parsed)) throw new ApiError("invalid_query", "filters: must be a JSON array of filters", [{ path: "filters", message: "must be a JSON array of filters" }]);
-  return parsed as (readonly unknown[])[];
-}
-
 export function funnelRoutes(routes: OperationRoutes, pool: pg.Pool, engine: QueryEngine): void {
   routes
     .site("GET /api/sites/{id}/funnels", async ({ site }) => jsonResponse(200, { funnels: (await listFunnels(pool, site.id)).map(toFunnel) }))
@@ -77,8 +66,9 @@ export function funnelRoutes(routes: OperationRoutes, pool: pg.Pool, engine: Que
       const actor = query.actor ?? "human";
       const window = windowOf(actor);
       const dateRange = engineDateRange(window.current);
+      const filters = query.filters === undefined || query.filters === "" ? [] : (filtersParam(query.filters) as (readonly unknown[])[]);
       // The actor as a visit:actor filter after the caller's: the rows of POST /api/v2/query with both.
-      const plan = sharePlan(site.domain, filtersOf(query.filters), window.visitorActors, { date_range: dateRange, metrics: ["visitors"] });
+      const plan = sharePlan(site.domain, filters, window.visitorActors, { date_range: dateRange, metrics: ["visitors"] });
       const counts = await engine.overRows(site, plan, (connection, ctx) => countFunnel(connection, ctx, funnel.steps));
       return jsonResponse(200, {
         site_id: site.id, actor, ...windowEcho(window),

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { DEFAULT_LIMIT } from "../api-schema/read.ts";
 import { ApiError } from "../errors.ts";
 import type { QueryEngine } from "../query/engine.ts";
+import { filtersParam } from "../query/request.ts";
 import { propKeys } from "../read/prop-keys.ts";
 import { filteredAi } from "../shares/filtered-reads.ts";
 import { checkShareFilters } from "../shares/share-filters.ts";
@@ -21,18 +22,6 @@ export interface ReadRouteDeps {
   readonly cache?: SettledCache;
   /** Counts the AI panel of a filtered view. */
   readonly engine: QueryEngine;
-}
-
-/** `?filters=`: POST /api/v2/query's filters as JSON; a 400 naming the field otherwise. */
-function filtersParam(raw: string): unknown[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
-  if (!Array.isArray(parsed)) throw new ApiError("invalid_query", "filters: must be a JSON array of filters", [{ path: "filters", message: "must be a JSON array of filters" }]);
-  return parsed;
 }
 
 export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
