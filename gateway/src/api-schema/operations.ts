@@ -189,7 +189,7 @@ const DEFINED = [
   },
   {
     method: "GET", path: "/api/sites/{id}/props", tag: "read", security: "credential", summary: "The custom property names of the window",
-    description: "The `props` keys of the window's rows (any actor), the most used first: what the dashboard's Properties card offers to pick. Read from the raw rows in PostgreSQL.",
+    description: "The `props` keys of the window's rows (any actor), the most used first: what the dashboard's Properties card offers to pick. Read by the query engine from its rows (Parquet day files and today's rows), as POST /api/v2/query reads them.",
     pathParams: SITE_ID, query: PropKeysQuery, responses: [ok(PropKeysResponse)], errors: SITE_ERRORS,
   },
   // Query API (routes/query.ts)
@@ -256,7 +256,7 @@ const DEFINED = [
   },
   {
     method: "GET", path: "/api/share/{token}/ai", tag: "shares", security: "none", summary: "A shared view's AI Traffic panel (403 for a link restricted to one actor)",
-    description: SHARED_READ, pathParams: SHARE_TOKEN, query: AiQuery, responses: [ok(AiResponse)], errors: SHARED_ERRORS,
+    description: `${SHARED_READ} \`filters\` (the viewer's) are added to the link's with "and" and counted by the query engine.`, pathParams: SHARE_TOKEN, query: SiteAiQuery, responses: [ok(AiResponse)], errors: SHARED_ERRORS,
   },
   {
     method: "POST", path: "/api/share/{token}/query", tag: "shares", security: "none", summary: "POST /api/v2/query for a shared view (its own site, within the link's filters and actor)",
@@ -267,6 +267,20 @@ const DEFINED = [
   {
     method: "GET", path: "/api/share/{token}/goals", tag: "shares", security: "none", summary: "A shared view's goals (read-only)",
     description: SHARED_READ, pathParams: SHARE_TOKEN, query: GoalsQuery, responses: [ok(GoalsReport)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/props", tag: "shares", security: "none", summary: "A shared view's custom property names (as /api/sites/{id}/props, the link's rows only)",
+    description: `${SHARED_READ} The keys of the rows of the link's actor (every actor when it names none) passing its filters.`,
+    pathParams: SHARE_TOKEN, query: PropKeysQuery, responses: [ok(PropKeysResponse)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/funnels", tag: "shares", security: "none", summary: "A shared view's funnels (their definitions, read-only)",
+    description: SHARED_READ, pathParams: SHARE_TOKEN, responses: [ok(FunnelList)], errors: SHARED_ERRORS,
+  },
+  {
+    method: "GET", path: "/api/share/{token}/funnels/{funnelId}/result", tag: "shares", security: "none", summary: "A funnel over a shared view's rows (as /api/sites/{id}/funnels/{funnelId}/result)",
+    description: `${SHARED_READ} \`filters\` (the viewer's) are added to the link's with "and": they narrow the link's rows, never widen them.`,
+    pathParams: { ...SHARE_TOKEN, funnelId: "The funnel's id." }, query: FunnelResultQuery, responses: [ok(FunnelResult)], errors: [400, ...SHARED_ERRORS],
   },
   {
     method: "GET", path: "/api/share/{token}/live", tag: "shares", security: "none", summary: "A shared view's live stream (as /api/sites/{id}/live, restricted to the link)",

@@ -204,9 +204,10 @@ export class QueryEngine {
 
   /**
    * `use` over the enriched rows (visit columns included) of the plan's date range, loaded as a query's are,
-   * with the site's goals: for answers beside the query API's own (query/funnel.ts).
+   * with the site's goals: for answers beside the query API's own (query/funnel.ts, read/prop-keys.ts). `gone`
+   * as for `run`: dropped from the line, or `use`'s statements interrupted.
    */
-  overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>): Promise<T> {
+  overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>, gone?: () => boolean): Promise<T> {
     return this.admitted(async () => {
       const timeZone = siteTimeZone(site);
       const now = this.options.now();
@@ -214,15 +215,19 @@ export class QueryEngine {
       const goals = await siteGoals(this.options.pool, site.id);
       const connection = await this.connect();
       const scratch: string[] = [];
+      let watch: NodeJS.Timeout | null = null;
       try {
         await checkPatterns(connection, plan);
         const relation = await this.loadChecked(connection, site.id, [range], now, scratch, true);
+        // As in fromDuckDB: interrupted once its client left, not while today's rows are brought up to date.
+        if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
         return await use(connection, { plan, range, timeZone, grain: null, goals, relation });
       } finally {
+        if (watch !== null) clearInterval(watch);
         connection.closeSync();
         await Promise.all(scratch.map((f) => rm(f, { force: true })));
       }
-    });
+    }, gone);
   }
 
   /**

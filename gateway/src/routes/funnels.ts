@@ -2,25 +2,26 @@
 // funnel's answer over a window (query/funnel.ts), read by the query engine from the rows POST /api/v2/query
 // reads for the same window, actor and filters.
 import type pg from "pg";
+import type { ActorChoice } from "../api-schema/common.ts";
 import { ApiError } from "../errors.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { countFunnel, funnelSteps } from "../query/funnel.ts";
 import { filtersParam } from "../query/request.ts";
-import { engineDateRange } from "../read/window.ts";
+import { type ReadWindow, engineDateRange } from "../read/window.ts";
 import { windowEcho } from "../read/reports.ts";
-import { sharePlan } from "../shares/share-filters.ts";
+import { type Filter, sharePlan } from "../shares/share-filters.ts";
 import { listGoals } from "../storage/goals.ts";
 import { type FunnelRow, type FunnelStep, deleteFunnel, findFunnel, insertFunnel, listFunnels, updateFunnel } from "../storage/funnels.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
 
-const toFunnel = (f: FunnelRow) => ({ id: f.id, site_id: f.site_id, name: f.name, steps: f.steps, created_at: f.created_at.toISOString(), updated_at: f.updated_at.toISOString() });
+export const toFunnel = (f: FunnelRow) => ({ id: f.id, site_id: f.site_id, name: f.name, steps: f.steps, created_at: f.created_at.toISOString(), updated_at: f.updated_at.toISOString() });
 const FUNNEL_ID = /^\d{1,10}$/;
 const bad = (path: string, message: string) => new ApiError("invalid_body", `${path}: ${message}`, [{ path, message }]);
 
 /** The path's funnel id as a number; 404 for anything no funnel can have (2^31 − 1: the id column's largest). */
-function funnelIdOf(params: Readonly<Record<string, string>>): number {
+export function funnelIdOf(params: Readonly<Record<string, string>>): number {
   const raw = params["funnelId"]!;
   if (!FUNNEL_ID.test(raw) || Number(raw) > 2_147_483_647) throw new ApiError("not_found", "unknown funnel");
   return Number(raw);
@@ -38,6 +39,23 @@ async function checkSteps(pool: pg.Pool, site: SiteRecord, steps: readonly { pag
 }
 
 /** The `filters` parameter: a JSON array (each filter is then checked by the query parser, naming `filters[i]`). */
+export const filtersOf = (raw: string | undefined): Filter[] => (raw === undefined || raw === "" ? [] : (filtersParam(raw) as Filter[]));
+
+/**
+ * A funnel's answer over the window for `actor`, over the rows passing `filters` (a shared link's first, then
+ * the viewer's): the owner's and a shared view's funnel card. `gone`: the request's client has left.
+ */
+export async function funnelReport(engine: QueryEngine, site: SiteRecord, funnel: FunnelRow, actor: ActorChoice, window: ReadWindow, filters: readonly Filter[], gone: () => boolean) {
+  const dateRange = engineDateRange(window.current);
+  // The actor as a visit:actor filter after the caller's: the rows of POST /api/v2/query with both.
+  const plan = sharePlan(site.domain, filters, window.visitorActors, { date_range: dateRange, metrics: ["visitors"] });
+  const counts = await engine.overRows(site, plan, (connection, ctx) => countFunnel(connection, ctx, funnel.steps), gone);
+  return {
+    site_id: site.id, actor, ...windowEcho(window),
+    funnel: toFunnel(funnel), date_range: dateRange, visitors: counts.visitors, steps: funnelSteps(funnel.steps, counts),
+  };
+}
+
 export function funnelRoutes(routes: OperationRoutes, pool: pg.Pool, engine: QueryEngine): void {
   routes
     .site("GET /api/sites/{id}/funnels", async ({ site }) => jsonResponse(200, { funnels: (await listFunnels(pool, site.id)).map(toFunnel) }))
@@ -60,19 +78,10 @@ export function funnelRoutes(routes: OperationRoutes, pool: pg.Pool, engine: Que
       if (!(await deleteFunnel(pool, site.id, funnelIdOf(params)))) throw new ApiError("not_found", "unknown funnel");
       return { status: 204 };
     })
-    .site("GET /api/sites/{id}/funnels/{funnelId}/result", async ({ site, params, query, window: windowOf }) => {
+    .site("GET /api/sites/{id}/funnels/{funnelId}/result", async ({ req, site, params, query, window: windowOf }) => {
       const funnel = await findFunnel(pool, site.id, funnelIdOf(params));
       if (funnel === null) throw new ApiError("not_found", "unknown funnel");
       const actor = query.actor ?? "human";
-      const window = windowOf(actor);
-      const dateRange = engineDateRange(window.current);
-      const filters = query.filters === undefined || query.filters === "" ? [] : (filtersParam(query.filters) as (readonly unknown[])[]);
-      // The actor as a visit:actor filter after the caller's: the rows of POST /api/v2/query with both.
-      const plan = sharePlan(site.domain, filters, window.visitorActors, { date_range: dateRange, metrics: ["visitors"] });
-      const counts = await engine.overRows(site, plan, (connection, ctx) => countFunnel(connection, ctx, funnel.steps));
-      return jsonResponse(200, {
-        site_id: site.id, actor, ...windowEcho(window),
-        funnel: toFunnel(funnel), date_range: dateRange, visitors: counts.visitors, steps: funnelSteps(funnel.steps, counts),
-      });
+      return jsonResponse(200, await funnelReport(engine, site, funnel, actor, windowOf(actor), filtersOf(query.filters), () => req.aborted));
     });
 }

@@ -19,24 +19,25 @@ const GOAL_ID = /^\d{1,10}$/;
  * Goals' conversions over a window from the query engine: page-path goals' (the rollups know pages, not
  * patterns), and every goal's for a shared link with fixed filters (`filters`, applied with the actors).
  */
-async function engineGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, filters: readonly Filter[]): Promise<Map<string, { conversions: number; visitors: number }>> {
+async function engineGoalConversions(engine: QueryEngine, site: SiteRecord, window: ReadWindow, filters: readonly Filter[], gone?: () => boolean): Promise<Map<string, { conversions: number; visitors: number }>> {
   const answer = await engine.run(site, sharePlan(site.domain, filters, window.actors, {
     date_range: engineWindowRange(window, "current"),
     metrics: ["visitors", "events"], dimensions: ["event:goal"],
-  }));
+  }), gone);
   return new Map(answer.results.map((r) => [r.dimensions[0]!, { visitors: r.metrics[0]!, conversions: r.metrics[1]! }]));
 }
 
 /**
  * Every goal of the site with its conversions in the window (the owner's and a shared view's goals card);
- * with a shared link's fixed `filters`, every goal's from the engine.
+ * with a shared link's fixed `filters`, every goal's from the engine. `gone`: the request's client has left (the
+ * engine drops or interrupts its query, query/admission.ts).
  */
-export async function goalsReport(pool: pg.Pool, engine: QueryEngine, site: SiteRecord, actor: ActorChoice, window: ReadWindow, filters: readonly Filter[] = []) {
+export async function goalsReport(pool: pg.Pool, engine: QueryEngine, site: SiteRecord, actor: ActorChoice, window: ReadWindow, filters: readonly Filter[] = [], gone?: () => boolean) {
   const rows = await listGoals(pool, site.id);
   const fromEngine = (g: GoalRow) => g.page_path !== null || filters.length > 0;
   const counts = await goalConversions(pool, site.id, window, rows.filter((g) => !fromEngine(g)).map((g) => g.name));
   if (rows.some(fromEngine)) {
-    const engineCounts = await engineGoalConversions(engine, site, window, filters);
+    const engineCounts = await engineGoalConversions(engine, site, window, filters, gone);
     for (const g of rows) if (fromEngine(g)) counts.set(g.name, engineCounts.get(g.name) ?? { conversions: 0, visitors: 0 });
   }
   return {
@@ -61,9 +62,9 @@ export function goalRoutes(routes: OperationRoutes, pool: pg.Pool, engine: Query
       return jsonResponse(201, toGoal(goal));
     })
     // Rollups are flushed first, so a conversion right after its 202 is counted (as /stats does).
-    .site("GET /api/sites/{id}/goals", async ({ site, query, window: windowOf }) => {
+    .site("GET /api/sites/{id}/goals", async ({ req, site, query, window: windowOf }) => {
       const actor = query.actor ?? "human";
-      return jsonResponse(200, await goalsReport(pool, engine, site, actor, windowOf(actor)));
+      return jsonResponse(200, await goalsReport(pool, engine, site, actor, windowOf(actor), [], () => req.aborted));
     }, { readsRollups: true })
     .site("DELETE /api/sites/{id}/goals/{goalId}", async ({ site, params }) => {
       const goalId = params["goalId"]!;

@@ -1,15 +1,13 @@
 // GET /api/sites/{id}/stats, /breakdown and /ai: aggregates from the rollups for the caller's team; the AI panel
 // narrowed by a view's filters is the query engine's, as a filtered shared link's is (shares/filtered-reads.ts);
-// /props: the property names of the window's rows.
+// /props: the property names of the window's rows, read by the query engine (read/prop-keys.ts).
 import type { Clock } from "@svc/core";
 import type pg from "pg";
 import { DEFAULT_LIMIT } from "../api-schema/read.ts";
-import { ApiError } from "../errors.ts";
 import type { QueryEngine } from "../query/engine.ts";
-import { filtersParam } from "../query/request.ts";
 import { propKeys } from "../read/prop-keys.ts";
 import { filteredAi } from "../shares/filtered-reads.ts";
-import { checkShareFilters } from "../shares/share-filters.ts";
+import { checkViewFilters } from "../shares/share-filters.ts";
 import { type RollupSource, aiReport, breakdownReport, statsReport } from "../read/reports.ts";
 import { SettledCache } from "../read/settled-cache.ts";
 import { jsonResponse } from "./json-response.ts";
@@ -40,16 +38,13 @@ export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
     }, readsRollups)
     .site("GET /api/sites/{id}/ai", async ({ req, site, query, window }) => {
       const limit = query.limit ?? DEFAULT_LIMIT;
-      const filters = query.filters === undefined ? [] : filtersParam(query.filters);
+      // Checked as the engine checks a query's (a 400 naming `filters[i]`), then counted as a filtered link's panel.
+      const filters = await checkViewFilters(deps.engine, site.domain, query.filters);
       if (filters.length > 0) {
-        // Checked as the engine checks a query's (a 400 naming `filters[i]`), then counted as a filtered link's panel.
-        const checked = await checkShareFilters(deps.engine, site.domain, filters).catch((error: unknown) => {
-          throw error instanceof ApiError && error.status === 400 ? new ApiError("invalid_query", error.message, error.details) : error;
-        });
-        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: checked, actor: "all", window: window("all"), gone: () => req.aborted }, limit));
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters, actor: "all", window: window("all"), gone: () => req.aborted }, limit));
       }
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       return jsonResponse(200, await aiReport(src, site.id, window("all"), limit));
     }, readsRollups)
-    .site("GET /api/sites/{id}/props", async ({ site, window }) => jsonResponse(200, { site_id: site.id, keys: await propKeys(pool, site.id, window("all"), clock.now()) }), readsRollups);
+    .site("GET /api/sites/{id}/props", async ({ req, site, window }) => jsonResponse(200, { site_id: site.id, keys: await propKeys(deps.engine, site, window("all"), [], () => req.aborted) }), readsRollups);
 }

@@ -1,6 +1,7 @@
 // Shared links. The owner's side (admin scope, through the site preamble): make, list and delete links. The
 // viewer's side needs no account: `/api/share/{token}/…` reads the link's site read-only — stats, breakdowns,
-// goals, the AI panel and the live stream the owner's view reads, restricted to the link's actor and filters —
+// goals, property names, funnels, the AI panel and the live stream the owner's view reads, restricted to the
+// link's actor and filters (the viewer's own filters, where a read takes them, only narrow them further) —
 // plus the embeddable counter's stream. A link with a password first needs `POST …/unlock`, limited like login
 // (10 attempts a minute per client, growing delays per link after 5 failures), whose access key the reads take
 // as their `access` query parameter (a browser's EventSource cannot send headers).
@@ -21,13 +22,16 @@ import { type RollupSource, aiReport, breakdownReport, statsReport } from "../re
 import { SettledCache } from "../read/settled-cache.ts";
 import { queryWindow } from "../read/window.ts";
 import { filteredAi, filteredBreakdown, filteredStats } from "../shares/filtered-reads.ts";
-import { checkShareFilters } from "../shares/share-filters.ts";
+import { type Filter, checkShareFilters, checkViewFilters } from "../shares/share-filters.ts";
 import { SHARE_TOKEN, generateShareToken, hashSharePassword, hashShareToken, issueShareAccess, shareAccessValid, verifySharePassword } from "../shares/share-secrets.ts";
 import type { ShareStreamKind, ShareStreams } from "../shares/share-streams.ts";
 import { restrictLive } from "../shares/share-streams.ts";
 import { type ShareRecord, type SharedSite, deleteShare, findSharedSite, insertShare, listShares } from "../storage/shares.ts";
 import type { SiteRecord } from "../storage/sites.ts";
 import { goalsReport } from "./goals.ts";
+import { funnelIdOf, funnelReport, toFunnel } from "./funnels.ts";
+import { propKeys } from "../read/prop-keys.ts";
+import { findFunnel, listFunnels } from "../storage/funnels.ts";
 import type { QueryEngine } from "../query/engine.ts";
 import { parseQuery } from "../query/request.ts";
 import { findSiteById } from "../storage/sites.ts";
@@ -94,6 +98,14 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
     const site = await findSiteById(pool, share.site_id);
     if (site === null) throw new ApiError("not_found", UNKNOWN_LINK);
     return site;
+  }
+
+  /**
+   * The rows a read of the link counts: the link's fixed filters, then the viewer's own (`filters`, a JSON array
+   * checked as a query's, 400 naming `filters[i]`), joined with "and": a viewer narrows the view, never widens it.
+   */
+  async function segmentOf(share: SharedSite, viewer: string | undefined): Promise<readonly Filter[]> {
+    return [...share.filters, ...(await checkViewFilters(deps.engine, share.domain, viewer))];
   }
 
   function stream(share: SharedSite, kind: ShareStreamKind, opening: string | null): HttpResponse {
@@ -196,10 +208,11 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       if (share.actor !== null) throw new ApiError("forbidden", `this shared link shows only actor ${share.actor}`);
       const q = query();
       const limit = q.limit ?? DEFAULT_LIMIT;
+      const filters = await segmentOf(share, q.filters);
       await deps.flushRollups();
-      if (share.filters.length > 0) {
+      if (filters.length > 0) {
         const site = await siteOf(share);
-        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters: share.filters, actor: "all", window: windowOf(share, q, "all"), gone: () => req.aborted }, limit));
+        return jsonResponse(200, await filteredAi({ engine: deps.engine, site, filters, actor: "all", window: windowOf(share, q, "all"), gone: () => req.aborted }, limit));
       }
       return jsonResponse(200, await aiReport(src, share.site_id, windowOf(share, q, "all"), limit));
     })
@@ -220,7 +233,27 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const actor = actorOf(share, q.actor);
       await deps.flushRollups();
       const site = await siteOf(share);
-      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, windowOf(share, q, actor), share.filters));
+      return jsonResponse(200, await goalsReport(pool, deps.engine, site, actor, windowOf(share, q, actor), share.filters, () => req.aborted));
+    })
+    .on("GET /api/share/{token}/props", async ({ req, params, query }) => {
+      const { share } = await open(req, params);
+      // The keys of the link's rows only (its actor, or every actor; its filters): no name from outside the view.
+      const window = windowOf(share, query(), share.actor ?? "all");
+      await deps.flushRollups();
+      return jsonResponse(200, { site_id: share.site_id, keys: await propKeys(deps.engine, await siteOf(share), window, share.filters, () => req.aborted) });
+    })
+    .on("GET /api/share/{token}/funnels", async ({ req, params }) => {
+      const { share } = await open(req, params);
+      return jsonResponse(200, { funnels: (await listFunnels(pool, share.site_id)).map(toFunnel) });
+    })
+    .on("GET /api/share/{token}/funnels/{funnelId}/result", async ({ req, params, query }) => {
+      const { share } = await open(req, params);
+      const q = query();
+      const actor = actorOf(share, q.actor);
+      const filters = await segmentOf(share, q.filters);
+      const funnel = await findFunnel(pool, share.site_id, funnelIdOf(params));
+      if (funnel === null) throw new ApiError("not_found", "unknown funnel");
+      return jsonResponse(200, await funnelReport(deps.engine, await siteOf(share), funnel, actor, windowOf(share, q, actor), filters, () => req.aborted));
     })
     .on("GET /api/share/{token}/live", async ({ req, params }) => {
       const { share } = await open(req, params);

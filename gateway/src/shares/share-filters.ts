@@ -7,7 +7,8 @@
 // POST /api/v2/query with the same filters. Two parts stay out: the bot rule breakdown (the rule is no column of
 // the engine's rows) and the AI panel's HTTP status classes (neither is the status: `agent_tasks.status` null).
 import type { QueryEngine } from "../query/engine.ts";
-import { type QueryPlan, parseQuery } from "../query/request.ts";
+import { ApiError } from "../errors.ts";
+import { type QueryPlan, filtersParam, parseQuery } from "../query/request.ts";
 
 /** A stored filter, as the owner sent it (the engine parses it again on each read). */
 export type Filter = readonly unknown[];
@@ -17,6 +18,18 @@ export async function checkShareFilters(engine: QueryEngine, domain: string, fil
   const plan = parseQuery({ site_id: domain, date_range: "day", metrics: ["visitors"], filters });
   await engine.checkFilters(plan);
   return filters as readonly Filter[];
+}
+
+/**
+ * A read's `filters` parameter (a view's own: the owner's filtered AI panel, a shared view's viewer filters) as
+ * JSON, checked as the engine checks a query's: a 400 invalid_query naming `filters[i]` otherwise; none when absent.
+ */
+export async function checkViewFilters(engine: QueryEngine, domain: string, raw: string | undefined): Promise<readonly Filter[]> {
+  const filters = raw === undefined || raw === "" ? [] : filtersParam(raw);
+  if (filters.length === 0) return [];
+  return checkShareFilters(engine, domain, filters).catch((error: unknown) => {
+    throw error instanceof ApiError && error.status === 400 ? new ApiError("invalid_query", error.message, error.details) : error;
+  });
 }
 
 /** The link's filters and the read's actors as the filters of the rest of a query (`rest` brings none: its own would be replaced). */
