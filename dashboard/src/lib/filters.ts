@@ -142,6 +142,28 @@ export function withFilter(filters: readonly ViewFilter[], next: ViewFilter): Vi
 }
 
 /**
+ * The links that add a filter to a view (`hrefWith` makes the view's URL with a list of filters): `pick` for a
+ * dimension's value, `rowHref` for a card tab's rows (null for a tab whose rows set none: the bot rule), and
+ * `tabDimension`, the query API dimension of a tab. One home for the owner's and a shared view's clicks.
+ */
+export function filterLinks(filters: readonly ViewFilter[], hrefWith: (filters: ViewFilter[]) => string) {
+  const pick = (dim: string, value: string) => hrefWith(withFilter(filters, { dim, op: "is", values: [rowFilterValue(dim, value)] }));
+  return {
+    pick,
+    rowHref: (field: string) => {
+      const key = tabFilterKey(field);
+      return key === null ? null : (row: { value: string }) => pick(key, row.value);
+    },
+  };
+}
+
+/** The query API dimension of a card's tab; null for the bot rule (not a column of the engine's rows). */
+export function tabDimension(field: string): string | null {
+  const key = tabFilterKey(field);
+  return key === null ? null : apiDimension(key);
+}
+
+/**
  * The value a card's row filters by: the query API labels an empty value "Direct / None" (source, referrer)
  * or "(not set)" (gateway/src/query/sql.ts), where the rollup reads send "" with their own label.
  */
