@@ -205,9 +205,10 @@ export class QueryEngine {
   /**
    * `use` over the enriched rows (visit columns included) of the plan's date range, loaded as a query's are,
    * with the site's goals: for answers beside the query API's own (query/funnel.ts, read/prop-keys.ts). `gone`
-   * as for `run`: dropped from the line, or `use`'s statements interrupted.
+   * as for `run`: dropped from the line, or `use`'s statements interrupted. `visits` false: the visit columns
+   * are null on rows not yet in a day file (no sessionizing), for a `use` that reads none (readsVisits).
    */
-  overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>, gone?: () => boolean): Promise<T> {
+  overRows<T>(site: SiteRecord, plan: QueryPlan, use: (connection: DuckDBConnection, ctx: SqlContext) => Promise<T>, gone?: () => boolean, visits = true): Promise<T> {
     return this.admitted(async () => {
       const timeZone = siteTimeZone(site);
       const now = this.options.now();
@@ -218,7 +219,7 @@ export class QueryEngine {
       let watch: NodeJS.Timeout | null = null;
       try {
         await checkPatterns(connection, plan);
-        const relation = await this.loadChecked(connection, site.id, [range], now, scratch, true);
+        const relation = await this.loadChecked(connection, site.id, [range], now, scratch, visits);
         // As in fromDuckDB: interrupted once its client left, not while today's rows are brought up to date.
         if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
         return await use(connection, { plan, range, timeZone, grain: null, goals, relation });
@@ -435,7 +436,7 @@ const VISIT_READING: ReadonlySet<string> = new Set(["visits", "bounce_rate", "vi
 const isOutOfMemory = (error: unknown): boolean => error instanceof Error && error.message.startsWith("Out of Memory Error");
 
 /** Whether the query reads a visit column (visit metrics, entry or exit page), so today's rows need sessionizing. */
-function readsVisits(plan: QueryPlan): boolean {
+export function readsVisits(plan: QueryPlan): boolean {
   return [...plan.metrics, ...plan.dimensions, ...filterLeaves(plan.filters).map((l) => l.dimension)].some((x) => VISIT_READING.has(x));
 }
 

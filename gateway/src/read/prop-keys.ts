@@ -5,7 +5,7 @@
 // over settled days a scan of one VARCHAR column of compressed files instead of a sequential scan of the
 // window's raw rows in PostgreSQL (the reading before).
 import { MAX_PROP_KEYS } from "../api-schema/read.ts";
-import type { QueryEngine } from "../query/engine.ts";
+import { type QueryEngine, readsVisits } from "../query/engine.ts";
 import { Params, rowsWhere } from "../query/sql.ts";
 import { type Filter, sharePlan } from "../shares/share-filters.ts";
 import type { SiteRecord } from "../storage/sites.ts";
@@ -31,5 +31,6 @@ export function propKeys(engine: QueryEngine, site: SiteRecord, window: ReadWind
        group by key order by events desc, key limit ${MAX_PROP_KEYS}`);
     const rows = (await connection.runAndReadAll(built.sql, built.values)).getRowsJS();
     return rows.map((r) => ({ key: String(r[0]), events: Number(r[1]) }));
-  }, gone);
+    // Days without a file are not sessionized unless a filter reads a visit column (entry or exit page).
+  }, gone, readsVisits(plan));
 }

@@ -139,6 +139,14 @@ describe("GET /api/share/{token}/props", () => {
     expect(owner.json.keys.map((k: { key: string }) => k.key)).toContain(HIDDEN_KEY);
   });
 
+  it("a link filtered on a visit column (entry page): today's rows sessionized for it, its keys a part of the site's", async () => {
+    const link = await call(h.base, "POST", `/api/sites/${siteId}/shares`, { body: { filters: [["is", "visit:entry_page", ["/"]]] }, headers: auth });
+    const shared = await call(h.base, "GET", `/api/share/${link.json.token}/props?days=1`);
+    expect(shared.status, JSON.stringify(shared.json)).toBe(200);
+    // Every row's page is "/": every visit enters there, so the link's keys are the site's of today (any actor).
+    expect(shared.json.keys).toEqual(await expected({ days: 1 }, ALL));
+  });
+
   it("an unknown token is a 404; a password link without its access key a 401", async () => {
     expect((await call(h.base, "GET", `/api/share/${"x".repeat(43)}/props?days=7`)).status).toBe(404);
     const locked = await call(h.base, "POST", `/api/sites/${siteId}/shares`, { body: { password: "open sesame" }, headers: auth });
