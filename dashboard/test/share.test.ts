@@ -131,10 +131,12 @@ describe("a shared link with fixed filters", () => {
     // Every page's visitors are more than the segment's: the view is not the whole site.
     const all = await apiJson(stack.gateway.base, `/api/sites/${DOMAIN}/stats?days=1&actor=human`);
     expect(all.current.visitors).toBeGreaterThan(await segment());
-    // The explorer's layout, read-only: the link's filter in words, no filter bar or owner controls; the
-    // per-visit tiles and the query-only tabs are the query API's for the link's filters.
+    // The explorer's layout, read-only: the link's filter in words — no chip to remove it —, the viewer's own
+    // filter bar without saved segments, no owner controls; the per-visit tiles and the query-only tabs are the
+    // query API's for the link's filters.
     expect(await page.getByTestId("share-filters").textContent()).toContain("Page is /pricing");
-    expect(await page.getByTestId("add-filter").count()).toBe(0);
+    expect(await page.getByTestId("filter-bar").locator(".chip").count()).toBe(0);
+    expect(await page.getByTestId("segment-pick").count()).toBe(0);
     expect(await page.getByTestId("site-settings").count()).toBe(0);
     const perVisit = await call(stack.gateway.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: "day", metrics: ["visits", "bounce_rate"], filters }, headers: admin });
     await expect.poll(() => page.locator('[data-metric="visits"]').getAttribute("data-value")).toBe(String(perVisit.json.results[0].metrics[0]));

@@ -199,10 +199,16 @@ export async function recentVisitorsQuery(scope: QueryScope, signal?: AbortSigna
  */
 const RECOUNT_MS = 30_000;
 
-/** Counts the filtered view's visitors now at once and every 30 s, to `onCount`; the function returned stops it. */
+/**
+ * Counts the filtered view's visitors now once the view's own queries are answered (after its tiles, chart and
+ * cards: never ahead of them in the queue), then every 30 s, to `onCount`; the function returned stops it.
+ */
 export function watchRecentVisitors(scope: QueryScope, onCount: (visitors: number) => void): () => void {
   const asked = new AbortController();
-  const count = () => void recentVisitorsQuery(scope, asked.signal).then((n) => !asked.signal.aborted && onCount(n), () => {});
+  const count = () =>
+    void afterViewQueries()
+      .then(() => (asked.signal.aborted ? null : recentVisitorsQuery(scope, asked.signal)))
+      .then((n) => n !== null && !asked.signal.aborted && onCount(n), () => {});
   count();
   const timer = setInterval(count, RECOUNT_MS);
   return () => {
