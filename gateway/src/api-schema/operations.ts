@@ -10,7 +10,7 @@ import { IngestQuery } from "./common.ts";
 import { CreatedKey, CreateKeyBody, Health, KeyList, LoginBody, LoginResponse, Manifest, Me } from "./other-routes.ts";
 import { AnomaliesQuery, AnomaliesResponse, InsightsResponse } from "./insights.ts";
 import { QueryBody, QueryResponse } from "./query.ts";
-import { AiQuery, AiResponse, BreakdownQuery, BreakdownResponse, PropKeysQuery, PropKeysResponse, SiteAiQuery, StatsQuery, StatsResponse } from "./read.ts";
+import { AiResponse, BreakdownQuery, BreakdownResponse, PropKeysQuery, PropKeysResponse, SiteAiQuery, StatsQuery, StatsResponse } from "./read.ts";
 import { CreateGoal, CreateSite, DeleteSiteQuery, Goal, GoalsQuery, GoalsReport, PatchSite, Site, SiteList } from "./sites.ts";
 import { RawExportQuery } from "./exports.ts";
 import { CreateFunnel, Funnel, FunnelList, FunnelResult, FunnelResultQuery, PatchFunnel } from "./funnels.ts";

@@ -25,15 +25,11 @@ export const BreakdownQuery = Schema.Struct({
   }),
   limit: Schema.optionalKey(Limit),
 });
-const AI_QUERY = {
+/** The AI panel's query, the owner's and a shared link's: a view's filters narrow it (a link's own come first). */
+export const SiteAiQuery = Schema.Struct({
   days: WindowQuery.days,
   hours: WindowQuery.hours,
   limit: Schema.optionalKey(Limit),
-};
-export const AiQuery = Schema.Struct(AI_QUERY);
-/** The owner's panel may be narrowed by the view's filters (a shared link's are its own, fixed). */
-export const SiteAiQuery = Schema.Struct({
-  ...AI_QUERY,
   filters: Schema.optionalKey(
     Schema.String.check(Schema.isMaxLength(100_000)).annotate({
       message: "must be a JSON array of filters of at most 100,000 characters",
