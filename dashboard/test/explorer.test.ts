@@ -180,10 +180,12 @@ describe("query scheduling", () => {
     expect(sent[0]!["dimensions"]).toBeUndefined();
     expect(sent[1]!["dimensions"]).toEqual(["time:day"]);
     // One query per visible tab (pages, referrers, countries, devices, events): no hidden tab, no copy, no goals'
-    // conversions for a site without goals (8 before, the tiles' sent 7th); then, last, the filtered visitors now
-    // (the visitors of the last 5 minutes with a matching row: lib/explorer-query.ts recentVisitorsQuery).
-    expect(sent.length).toBeLessThanOrEqual(8);
-    expect(sent[sent.length - 1]).toEqual(expect.objectContaining({ metrics: ["visitors"], date_range: [expect.stringMatching(/T/), expect.stringMatching(/T/)] }));
+    // conversions for a site without goals (8 before, the tiles' sent 7th). The filtered visitors now (the
+    // visitors of the last 5 minutes with a matching row: lib/explorer-query.ts recentVisitorsQuery) waits for
+    // all of them: after the last, if it was sent yet.
+    const recentAt = sent.findIndex((b) => String((b["date_range"] as string[] | undefined)?.[0]).includes("T"));
+    expect(recentAt === -1 || recentAt === sent.length - 1).toBe(true);
+    expect(sent.length - (recentAt === -1 ? 0 : 1)).toBeLessThanOrEqual(7);
     expect(new Set(sent.map((b) => JSON.stringify(b))).size).toBe(sent.length);
     // The AI panel's engine queries wait until the view's are answered: they never run beside the tiles.
     await expect.poll(() => order.includes("ai asked"), { timeout: 15_000 }).toBe(true);
