@@ -23,8 +23,13 @@ const router = new Router()
     return Promise.resolve(EVENT);
   })
   .on("POST", "/api/hit", () => Promise.resolve(HIT));
+// The checkout's list of the headers the ingest routes read, when it has one (ListenOptions.headersRead): the
+// transport then copies only those, as in the gateway.
+const { ingestHeadersRead } = (await import(pathToFileURL(path.join(root, "gateway/src/ingest/pipeline.ts")).href)) as {
+  ingestHeadersRead?: (method: string, path: string) => readonly string[] | null;
+};
 const server = await uwsTransport.listen({
-  host: "127.0.0.1", port: 0, bodyLimit: 64 * 1024, handler: router.handler(),
+  host: "127.0.0.1", port: 0, bodyLimit: 64 * 1024, handler: router.handler(), headersRead: ingestHeadersRead,
   tooLarge: () => ({ status: 413 }), closing: () => ({ status: 503 }), onHandlerError: () => ({ status: 500 }),
 });
 console.log(JSON.stringify({ msg: "transport listening", port: server.port, seen }));

@@ -1,9 +1,10 @@
-// npm run bench:http [-- --rate 6000 --seconds 8 --rounds 4 --against OTHER_CHECKOUT]
+// npm run bench:http [-- --rate 6000 --seconds 8 --rounds 4 --against OTHER_CHECKOUT --browser-headers]
 // The HTTP transport's own CPU per request: the bare uWebSockets.js app (ceiling-server.ts) and this checkout's
 // transport + router answering 202 (http-transport-server.ts), each in its own process, driven by the ingest
 // bench's client at one fixed request rate, alternating; each process's CPU over the driven seconds (from /proc)
 // divided by the requests answered. At a fixed rate below every server's capacity the figures compare on a box
 // loaded by others, where throughput does not. `--against` adds another checkout's transport (A/B).
+// `--browser-headers` sends each /api/event with the headers a browser's beacon carries besides the scenario's.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -17,11 +18,22 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "8" },
     rounds: { type: "string", default: "4" },
     against: { type: "string" },
+    "browser-headers": { type: "boolean", default: false },
   },
 });
 const rate = Number(args.rate);
 const seconds = Number(args.seconds);
-const scenario = buildScenario();
+// What Chrome 131's navigator.sendBeacon from the tracker adds to the scenario's Host, Content-Type, User-Agent,
+// X-Forwarded-For and Content-Length: 12 headers more (a proxy in front adds its own).
+const BROWSER_HEADERS: Record<string, string> = {
+  "sec-ch-ua": '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "sec-ch-ua-mobile": "?0",
+  "sec-ch-ua-platform": '"Windows"', accept: "*/*", origin: "https://bench.example", "sec-fetch-site": "cross-site",
+  "sec-fetch-mode": "no-cors", "sec-fetch-dest": "empty", referer: "https://bench.example/pricing",
+  "accept-encoding": "gzip, deflate, br, zstd", "accept-language": "en-US,en;q=0.9,de;q=0.8", priority: "u=4, i",
+};
+const scenario = args["browser-headers"]
+  ? buildScenario().map((r) => (r.path === "/api/event" ? { ...r, headers: { ...r.headers, ...BROWSER_HEADERS } } : r))
+  : buildScenario();
 
 function cpuSeconds(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");

@@ -17,16 +17,25 @@ describe("createDeviceParser cache", () => {
     expect(parse(a)).toBe(parse(a));
   });
 
-  it("evicts the least recently used UA when full", () => {
+  it("keeps a UA used in the last generation, drops one unused for two (capacity 2: a generation of 1)", () => {
     const parse = createDeviceParser(2);
     const first = parse(a);
-    parse(b);
-    parse(a); // a is now the most recent, b the least
-    parse(c); // evicts b
+    parse(b); // young {b}, old {a}
+    parse(a); // a promoted: young {a}, old {b}
+    parse(c); // young {c}, old {a}: b dropped
     expect(parse(a)).toBe(first);
-    const bAgain = parse(b); // re-parsed: a fresh object, which evicts c
+    const bAgain = parse(b); // re-parsed: a fresh object
     expect(bAgain).toEqual(parseDeviceUncached(b));
     expect(parse(a)).toBe(first);
+  });
+
+  it("never holds more than its capacity", () => {
+    const parse = createDeviceParser(4);
+    const uas = cases.slice(0, 7).map((x) => x.ua);
+    const firsts = uas.map((ua) => parse(ua));
+    // 7 distinct UAs through generations of 2: young {6}, old {4, 5}. Read back newest first (a read of an older
+    // one promotes it and may drop others): those three are the cached objects, the first four are parsed anew.
+    for (let i = uas.length - 1; i >= 0; i--) expect(parse(uas[i]!) === firsts[i]).toBe(i >= 4);
   });
 
   it("re-parses an evicted UA into an equal but new object", () => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { addressOfEntry, canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash } from "../src/index.ts";
+import { addressOfEntry, canonicalIp, ipv6Block64, utcDay, utcDayStart, utcHourStart, visitorHash, visitorHashKeyOfAddress } from "../src/index.ts";
 
 // Vectors computed independently (Python hashlib) from the byte layout in core/README.md:
 // sha256(salt || "<site_id>" 0x00 "<ip>" 0x00 "<user agent>"), text as UTF-8.
@@ -46,6 +46,23 @@ describe("visitorHash vectors", () => {
   ])("hashes the documented layout for a $why", ({ ua }) => {
     const reference = createHash("sha256").update(SALT).update(`7\u0000203.0.113.7\u0000${ua}`, "utf8").digest("hex");
     expect(visitorHash(SALT, 7, "203.0.113.7", ua).toString("hex")).toBe(reference);
+  });
+
+  // The site lane hashes the address as the pipeline made it (addressOfEntry for /api/event, canonicalIp for a
+  // hit's ip; "" when unknown) without parsing it again: that must be the hash of what the client sent.
+  it.each([
+    { sent: "203.0.113.7" },
+    { sent: "[2001:0DB8::0001]:443" },
+    { sent: "::ffff:203.0.113.7" },
+    { sent: "203.0.113.7:51234" },
+    { sent: "fe80::1%eth0" },
+    { sent: "not an address" },
+  ])("hashes the pipeline's address of $sent as visitorHash hashes what was sent", ({ sent }) => {
+    const address = addressOfEntry(sent);
+    const bare = sent.startsWith("[") ? sent.slice(1, sent.indexOf("]")) : sent.includes(".") && sent.indexOf(":") === sent.lastIndexOf(":") ? sent.split(":")[0]! : sent;
+    const expected = visitorHash(SALT, 3, address === null ? "" : bare, UA);
+    expect(Buffer.from(visitorHashKeyOfAddress(SALT, 3, address ?? "", UA), "latin1")).toEqual(expected);
+    expect(Buffer.from(visitorHashKeyOfAddress(SALT, 3, canonicalIp(bare) ?? "", UA), "latin1")).toEqual(visitorHash(SALT, 3, canonicalIp(bare) === null ? "" : bare, UA));
   });
 
   it("does not throw on an ip that is not an IP literal", () => {

@@ -3,7 +3,8 @@
 // bounded limiter. Small rates keep the requests few; the defaults' numbers are checked on their own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
-import { BURST_SECONDS, MAX_BUCKETS, TokenBuckets } from "../src/ingest/rate-limits.ts";
+import { BURST_SECONDS, MAX_BUCKETS, TokenBuckets, createIngestLimits } from "../src/ingest/rate-limits.ts";
+import { addressId } from "../src/ingest/siphash.ts";
 import { type Harness, UA, post, startHarness } from "./support/harness.ts";
 
 let h: Harness;
@@ -54,6 +55,25 @@ describe("/api/event: per client", () => {
     for (let i = 0; i < BURST; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => event(`2001:db8:1:2::${(i + j).toString(16)}`)));
     expect((await event("2001:db8:1:2:ffff:ffff:ffff:fffe")).status).toBe(429);
     expect((await event("2001:db8:1:3::1")).status).toBe(202);
+  });
+});
+
+// /api/event hashes the client's address once (`addressId`) and hands the id to the limiter, which files an IPv4
+// client (or an unknown one) under it and an IPv6 client under its /64 whatever id it is given.
+describe("/api/event: the caller's address id", () => {
+  const burst = 1 * BURST_SECONDS;
+  it.each([
+    { why: "IPv4: with and without the id, one bucket", first: "81.2.69.142", then: "81.2.69.142", shared: true },
+    { why: "unknown client: with and without the id, one bucket", first: null, then: null, shared: true },
+    { why: "IPv6: another address of the /64, one bucket", first: "2001:db8:1:2::1", then: "2001:db8:1:2::ffff", shared: true },
+    { why: "IPv6: another /64, its own bucket", first: "2001:db8:1:2::1", then: "2001:db8:1:3::1", shared: false },
+    { why: "IPv4: another address, its own bucket", first: "81.2.69.142", then: "81.2.69.143", shared: false },
+  ])("$why", ({ first, then, shared }) => {
+    const limits = createIngestLimits({ eventRatePerClient: 1, hitRatePerSite: 1, now: () => 0 });
+    for (let i = 0; i < burst; i++) limits.event(first, addressId(first ?? ""));
+    const next = () => limits.event(then);
+    if (shared) expect(next).toThrow(/too many events/);
+    else expect(next).not.toThrow();
   });
 });
 

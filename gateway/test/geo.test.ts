@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { COUNTRY_CACHE_MAX, isReservedAddress, openCountryLookup } from "../src/geo/country.ts";
 import { clientIp, parseTrustProxy } from "../src/ingest/client-ip.ts";
+import { addressId } from "../src/ingest/siphash.ts";
 
 describe("country lookup", () => {
   const country = openCountryLookup(null);
@@ -27,6 +28,15 @@ describe("country lookup", () => {
     expect(answers()).toEqual(expected);
     for (let i = 0; i <= COUNTRY_CACHE_MAX; i++) fresh(`${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.1`);
     expect(answers()).toEqual(expected);
+  });
+
+  // /api/event hands the lookup the id it made of the address for the limiter (pipeline.ts): the same answers,
+  // whether the id or the lookup itself filed the address first.
+  it.each(cases)("%s → %s with the caller's address id, before and after a lookup without it", (ip, expected) => {
+    const fresh = openCountryLookup(null);
+    expect(fresh(ip, addressId(ip))).toBe(expected);
+    expect(fresh(ip)).toBe(expected);
+    expect(fresh(ip, addressId(ip))).toBe(expected);
   });
 
   it("names its data source and licence", () => {

@@ -92,6 +92,14 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
     expect(await post(h.base, "/api/hit", [{ domain: "rename.example", method: "GET", path: "/", status: 200, user_agent: UA.gptbot, referrer: null, ip: US_IP }])).toMatchObject({ status: 404, json: { error: "unknown site" } });
   });
 
+  // The site cache tries the domain as sent before normalising it (site-cache.ts): every spelling finds the site.
+  it.each(["example.com", "Example.COM", " example.com ", "example.com."])("stores an event sent for %j under example.com", async (d) => {
+    const page = `/spelling/${encodeURIComponent(d)}`;
+    expect((await post(h.base, "/api/event", { d, u: `https://example.com${page}` }, { "user-agent": UA.chrome })).status).toBe(202);
+    const { rows } = await h.pool.query("select s.domain from events e join sites s on s.id = e.site_id where e.page = $1", [page]);
+    expect(rows).toEqual([{ domain: "example.com" }]);
+  });
+
   it("answers 413 at 64 KB + 1 byte, by content-length and when chunked, and accepts exactly 64 KB", async () => {
     const base = { d: "example.com", u: "https://example.com/big", p: { pad: "" } };
     const overhead = JSON.stringify(base).length;

@@ -8,6 +8,7 @@ import type { Classification, ClassifyInput, ClassifyRule } from "../types.ts";
 import { assistantFromReferrer, assistantFromUtmSource } from "./assistant-signals.ts";
 import { aiAgents, aiCrawlers, assistants, automationMarkers, browserShapes, genericBotPatterns, webviews } from "./tables.ts";
 import { compileTokenMatcher, productPart } from "./token-matcher.ts";
+import { Generations } from "../generations.ts";
 
 export { assistantFromReferrer, assistantFromUtmSource } from "./assistant-signals.ts";
 export { parseCorpusLine } from "./corpus-line.ts";
@@ -141,26 +142,14 @@ export function classifyUserAgent(rawUa: string): Classification {
   return webview === undefined ? HUMAN : webviewResults.get(webview.entry.name)!;
 }
 
-// Two generations approximate an LRU without per-hit bookkeeping: hits in the old generation are promoted,
-// and when the young one fills up the old one is dropped. 2 × 8,192 entries of typical ~150-char UAs is a few MB.
+// Two generations (generations.ts): 2 × 8,192 entries of typical ~150-char UAs is a few MB.
 const GENERATION_SIZE = 8192;
 // Longer UAs are almost always junk or attacks (real browsers stay under ~400 chars); not worth keeping.
 const MAX_CACHED_UA_LENGTH = 512;
-let young = new Map<string, Classification>();
-let old = new Map<string, Classification>();
+const verdicts = new Generations<Classification>(GENERATION_SIZE);
 
 function cachedUserAgentVerdict(ua: string): Classification {
-  let verdict = young.get(ua);
-  if (verdict !== undefined) return verdict;
-  verdict = old.get(ua) ?? classifyUserAgent(ua);
-  if (ua.length <= MAX_CACHED_UA_LENGTH) {
-    if (young.size >= GENERATION_SIZE) {
-      old = young;
-      young = new Map();
-    }
-    young.set(ua, verdict);
-  }
-  return verdict;
+  return verdicts.get(ua, classifyUserAgent, ua.length <= MAX_CACHED_UA_LENGTH);
 }
 
 /**

@@ -1,9 +1,10 @@
-// Device class, browser and OS from the User-Agent: ua-parser-js 1.x (MIT; DESIGN) behind a bounded LRU cache,
+// Device class, browser and OS from the User-Agent: ua-parser-js 1.x (MIT; DESIGN) behind a bounded cache,
 // because a parse costs ~20 µs while a day's traffic repeats a few thousand distinct UA strings.
 
 import { isbot } from "isbot";
 import { UAParser } from "ua-parser-js";
 import type { DeviceType } from "../types.ts";
+import { Generations } from "../generations.ts";
 
 export interface DeviceInfo {
   readonly device: DeviceType;
@@ -61,25 +62,12 @@ export function parseDeviceUncached(ua: string): DeviceInfo {
   return Object.freeze({ device, browser, os, browser_version, os_version });
 }
 
-/**
- * A parser with its own LRU cache of `capacity` UA strings. A Map keeps insertion order, so a hit is re-inserted
- * at the end and the first key is the least recently used one to evict.
- */
+/** A parser with its own cache of at most `capacity` UA strings, in two generations (generations.ts). */
 export function createDeviceParser(capacity: number): (ua: string) => DeviceInfo {
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`device cache capacity must be a positive integer, got ${capacity}`);
-  const cache = new Map<string, DeviceInfo>();
-  return (ua) => {
-    const hit = cache.get(ua);
-    if (hit !== undefined) {
-      cache.delete(ua);
-      cache.set(ua, hit);
-      return hit;
-    }
-    const info = parseDeviceUncached(ua);
-    if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
-    cache.set(ua, info);
-    return info;
-  };
+  // Each generation holds half; a capacity of 1 keeps the young generation alone.
+  const cache = capacity === 1 ? new Generations<DeviceInfo>(1, false) : new Generations<DeviceInfo>(Math.floor(capacity / 2));
+  return (ua) => cache.get(ua, parseDeviceUncached);
 }
 
 // 10,000 entries: the corpus mix has ~400 distinct UAs and a busy site a few thousand a day, so the hot set fits.

@@ -4,16 +4,17 @@
 //
 // A lookup in the file (the address parsed, ~30 tree levels walked, the record decoded) cost 3.3 µs per event
 // at full ingest load, the largest single step of enrichment; the same addresses come back request after
-// request, so answers are cached under the address's SipHash (ingest/siphash.ts, a key made at boot and held in
-// memory only: the cache holds no address, as the event limiter's buckets hold none), ~0.3 µs a hit.
+// request, so answers are cached under the address's SipHash (ingest/siphash.ts `addressId`, a key made at boot and
+// held in memory only: the cache holds no address, as the event limiter's buckets hold none), ~0.3 µs a hit.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { Reader, type Response } from "maxmind";
-import { randomSipKey, sipHash24 } from "../ingest/siphash.ts";
+import { addressId } from "../ingest/siphash.ts";
 
 export interface CountryLookup {
-  (ip: string): string | null;
+  /** `id` is `addressId(ip)` when the caller made it already (ingest/siphash.ts): the cache key. */
+  (ip: string, id?: number): string | null;
   readonly database: { name: string; licence: string; attribution: string };
 }
 
@@ -71,10 +72,9 @@ export function openCountryLookup(customPath: string | null): CountryLookup {
     const code = r?.country_code ?? r?.country?.iso_code ?? r?.registered_country?.iso_code;
     return code && code.length === 2 ? code.toUpperCase() : null;
   };
-  const key = randomSipKey();
   const cache = new Map<number, string | null>();
-  const lookup = ((ip: string) => {
-    const id = sipHash24(key, ip);
+  const lookup = ((ip: string, known?: number) => {
+    const id = known ?? addressId(ip);
     const cached = cache.get(id);
     if (cached !== undefined) return cached;
     const code = fromFile(ip);

@@ -116,6 +116,12 @@ export interface ListenOptions {
   readonly bodyLimit: number;
   /** Requests whose body the handler reads as a stream (`HttpRequest.bodyStream`), past `bodyLimit`. */
   readonly streamsBody?: (method: string, path: string) => boolean;
+  /**
+   * The only headers (lower-case) a request's handler reads, for the requests it names; null: all of them. The
+   * uWebSockets.js transport then copies just these (`getHeader`) instead of every header the client sent (a
+   * callback and two strings each); a header sent empty reads as absent. `content-length` is the transport's own.
+   */
+  readonly headersRead?: (method: string, path: string) => readonly string[] | null;
   readonly tooLarge: () => HttpResponse;
   /** The answer (sent with Connection: close) to requests arriving on kept-alive connections after close() began. */
   readonly closing: () => HttpResponse;

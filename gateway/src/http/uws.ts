@@ -24,6 +24,16 @@ function collectHeaders(req: uWS.HttpRequest): Record<string, string> {
   return headers;
 }
 
+/** Only the named headers (ListenOptions.headersRead): uWS answers "" for one that is absent. */
+function pickHeaders(req: uWS.HttpRequest, names: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of names) {
+    const value = req.getHeader(name);
+    if (value !== "") headers[name] = value;
+  }
+  return headers;
+}
+
 interface ServerState {
   inFlight: number;
   drained: (() => void) | null;
@@ -210,8 +220,9 @@ export const uwsTransport: HttpTransport = {
       // uWS request objects are only valid synchronously: copy what we need first.
       const lower = req.getMethod();
       const method = UPPER_METHODS[lower] ?? lower.toUpperCase();
-      const headers = collectHeaders(req);
       const path = req.getUrl();
+      const named = options.headersRead?.(method, path) ?? null;
+      const headers = named === null ? collectHeaders(req) : pickHeaders(req, named);
       const rawQuery = req.getQuery() ?? "";
       const x = new UwsExchange(server, res, method, path, rawQuery, headers);
       server.inFlight++;

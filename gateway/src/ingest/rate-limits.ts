@@ -15,7 +15,7 @@
 // the login limiter, off the hot path, still uses).
 import { ApiError } from "../errors.ts";
 import { limiterKey } from "./client-ip.ts";
-import { randomSipKey, sipHash24 } from "./siphash.ts";
+import { addressId } from "./siphash.ts";
 
 export const DEFAULT_EVENT_RATE_PER_CLIENT = 10;
 export const DEFAULT_HIT_RATE_PER_SITE = 1_000;
@@ -87,8 +87,11 @@ export class TokenBuckets<Key extends string | number = string> {
 }
 
 export interface IngestLimits {
-  /** Throws 429 when this client (an address, or null when unknown) sent too many events. */
-  event(clientAddress: string | null): void;
+  /**
+   * Throws 429 when this client (an address, or null when unknown) sent too many events. `id` is
+   * `addressId(clientAddress ?? "")` when the caller made it already (an IPv4 client's bucket is filed under it).
+   */
+  event(clientAddress: string | null, id?: number): void;
   /** Throws 429 when this site received too many hits. */
   hits(siteId: number, count: number): void;
   readonly stats: () => { event_clients: number; hit_sites: number };
@@ -97,14 +100,15 @@ export interface IngestLimits {
 export function createIngestLimits(options: { eventRatePerClient: number; hitRatePerSite: number; now: () => number }): IngestLimits {
   const events = options.eventRatePerClient > 0 ? new TokenBuckets<number>(options.eventRatePerClient, options.now) : null;
   const hits = options.hitRatePerSite > 0 ? new TokenBuckets<number>(options.hitRatePerSite, options.now) : null;
-  const secret = randomSipKey();
   const refuse = (what: string, retryAfterSeconds: number): never => {
     throw new ApiError("rate_limited", `too many ${what}; retry later`, undefined, { "retry-after": String(retryAfterSeconds) });
   };
   return {
-    event(clientAddress) {
+    event(clientAddress, id) {
       if (!events) return;
-      const decision = events.take(sipHash24(secret, limiterKey(clientAddress)));
+      const key = limiterKey(clientAddress);
+      // The client's own address (IPv4, or unknown): the id the caller made of it; an IPv6 client counts by its /64.
+      const decision = events.take(id !== undefined && key === (clientAddress ?? "") ? id : addressId(key));
       if (!decision.ok) refuse("events from this client", decision.retryAfterSeconds);
     },
     hits(siteId, count) {

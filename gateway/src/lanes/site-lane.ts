@@ -5,7 +5,7 @@
 // is dropped there.
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
-import { type Clock, DAY_MS, HOUR_MS, utcDay, utcDayStart, visitorHashKey } from "@svc/core";
+import { type Clock, DAY_MS, HOUR_MS, utcDay, utcDayStart, visitorHashKeyOfAddress } from "@svc/core";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
@@ -20,7 +20,9 @@ import { markVisitorBudgetDay } from "../storage/budget-days.ts";
 
 /**
  * An enriched row waiting for its site, time stamp and visitor hash: `row` holds every column already (those
- * three as placeholders the lane overwrites), so rows keep one object shape from enrichment to COPY.
+ * three as placeholders the lane overwrites), so rows keep one object shape from enrichment to COPY. `ip` is the
+ * client's address in canonical form (`addressOfEntry`, a decoded hit's `canonicalIp`), or "" when unknown: the
+ * lane hashes it as it is (`visitorHashKeyOfAddress`).
  */
 export type PendingRow =
   | { readonly kind: "event"; ip: string; readonly ua: string; readonly row: EventRow & { readonly kind: "event" } }
@@ -345,7 +347,7 @@ export class SiteLane {
     for (const message of messages) {
       for (const pending of message.rows) {
         // The hash as a latin1 string is the state's key; its bytes are the stored column.
-        const key = visitorHashKey(salt, this.siteId, pending.ip, pending.ua);
+        const key = visitorHashKeyOfAddress(salt, this.siteId, pending.ip, pending.ua);
         const visitor_hash = Buffer.from(key, "latin1");
         pending.ip = "";
         // The enriched row is stamped in place: no copy per row on the hot path.

@@ -30,6 +30,7 @@ import { LaneRegistry } from "../lanes/registry.ts";
 import { AnomalyDetector } from "../anomalies/detector.ts";
 import { anomalyScan } from "../anomalies/scan.ts";
 import { createIngestLimits } from "../ingest/rate-limits.ts";
+import { ingestHeadersRead } from "../ingest/pipeline.ts";
 import { InsightsService } from "../insights/service.ts";
 import { createRedactor } from "../outbound/redact.ts";
 import { insightsSchedule } from "../insights/schedule.ts";
@@ -624,6 +625,7 @@ export const httpLayer = (transportOverride: HttpTransport | undefined) =>
               port: config.port,
               bodyLimit: BODY_LIMIT,
               streamsBody,
+              headersRead: ingestHeadersRead,
               tooLarge: () => {
                 counters.count("body_too_large");
                 return errorResponse(new ApiError("body_too_large"));

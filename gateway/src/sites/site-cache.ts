@@ -59,6 +59,10 @@ export class SiteCache {
 
   /** The site for an ingest domain, or null. Synchronous for every known domain. */
   resolve(domain: string): SiteRecord | null | Promise<SiteRecord | null> {
+    // The tracker sends the domain as the site was added, which is its key: found without the trim, lower-case and
+    // replace of domainKey (three strings per event, ~0.1 µs).
+    const exact = this.byDomain.get(domain);
+    if (exact) return exact;
     const key = domainKey(domain);
     const hit = this.byDomain.get(key);
     if (hit) return hit;
