@@ -8,10 +8,9 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdmissionQueue } from "../../src/query/admission.ts";
 import { ApiError, errorResponse } from "../../src/errors.ts";
-import { parseQuery } from "../../src/query/request.ts";
-import { findSiteByDomain } from "../../src/storage/sites.ts";
 import { bearer, call, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { holdEngine } from "../support/query-engine.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 const DOMAIN = "admission.example";
@@ -63,20 +62,6 @@ const DUCKDB_QUERIES: ReadonlyArray<Record<string, unknown>> = [
 ];
 const query = (body: Record<string, unknown>) => call(h.base, "POST", "/api/v2/query", { body: { site_id: DOMAIN, date_range: RANGE, ...body }, headers: auth });
 
-/** Holds the engine's one running slot (a funnel-like use of its rows that waits) until `release` is called. */
-async function holdEngine(): Promise<{ release: () => void; done: Promise<unknown> }> {
-  const site = (await findSiteByDomain(h.pool, DOMAIN))!;
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  const done = h.gateway.query.overRows(site, parseQuery({ site_id: DOMAIN, date_range: RANGE, metrics: ["visitors"] }), async () => {
-    started();
-    await held;
-  });
-  await running;
-  return { release, done };
-}
 
 const until = async (check: () => boolean): Promise<void> => {
   while (!check()) await new Promise((r) => setTimeout(r, 5));
@@ -100,7 +85,7 @@ describe("over HTTP", () => {
   });
 
   it("work starts first come first served: answers come back in the order the queries were sent", async () => {
-    const hold = await holdEngine();
+    const hold = await holdEngine(h, DOMAIN, RANGE);
     const order: number[] = [];
     const replies: Array<Promise<unknown>> = [];
     for (const [i, body] of DUCKDB_QUERIES.slice(0, 6).entries()) {
@@ -117,7 +102,7 @@ describe("over HTTP", () => {
   });
 
   it("a full line answers 503 overloaded with Retry-After, not 500; rollup-served answers do not wait", async () => {
-    const hold = await holdEngine();
+    const hold = await holdEngine(h, DOMAIN, RANGE);
     const waiting = Array.from({ length: QUEUED }, (_, i) => query(DUCKDB_QUERIES[i % DUCKDB_QUERIES.length]!));
     await until(() => h.gateway.query.admission.queued === QUEUED);
     const before = h.gateway.query.admission.refused;
@@ -139,7 +124,7 @@ describe("over HTTP", () => {
 
 describe("a client that goes away", () => {
   it("leaves the line: its query is dropped at its turn, never run, and the next one answers", async () => {
-    const hold = await holdEngine();
+    const hold = await holdEngine(h, DOMAIN, RANGE);
     const before = h.gateway.query.admission.dropped;
     // A raw socket, so the test closes the connection itself while the query waits (as the dashboard's proxy
     // does when the browser withdraws a superseded question).

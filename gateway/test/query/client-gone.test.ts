@@ -10,6 +10,7 @@ import { parseQuery } from "../../src/query/request.ts";
 import { findSiteByDomain } from "../../src/storage/sites.ts";
 import { bearer, call, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { holdEngine } from "../support/query-engine.ts";
 
 const DOMAIN = "gone.example";
 const NOW = "2026-03-15T18:00:00Z";
@@ -44,20 +45,6 @@ const until = async (check: () => boolean): Promise<void> => {
   while (!check()) await new Promise((r) => setTimeout(r, 5));
 };
 
-/** Holds the engine's one running slot until `release` is called. */
-async function holdEngine(): Promise<{ release: () => void; done: Promise<unknown> }> {
-  const site = (await findSiteByDomain(h.pool, DOMAIN))!;
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  const done = h.gateway.query.overRows(site, parseQuery({ site_id: DOMAIN, date_range: "day", metrics: ["visitors"] }), async () => {
-    started();
-    await held;
-  });
-  await running;
-  return { release, done };
-}
 
 /** A GET on a raw socket, so the test closes the connection itself; what came back before it closed. */
 async function rawGet(path: string, headers: Record<string, string>): Promise<{ close: () => void; answered: () => string }> {
@@ -87,7 +74,7 @@ describe("a client that goes away while its read waits for the engine", () => {
     const whole = await call(h.base, "GET", path(), { headers });
     expect(whole.status, JSON.stringify(whole.json)).toBe(200);
 
-    const hold = await holdEngine();
+    const hold = await holdEngine(h, DOMAIN, "day");
     const before = h.gateway.query.admission.dropped;
     const leaving = await rawGet(path(), headers);
     await until(() => h.gateway.query.admission.queued === 1);

@@ -2,12 +2,11 @@
 // same funnel recomputed here in plain TypeScript from the raw rows read back from PostgreSQL (visits cut as
 // query/rows.ts cuts them, steps matched greedily in order). Two settled days come from their Parquet files,
 // today from PostgreSQL. Then the definitions' routes: every refusal a 4xx naming the field, never a 500.
-import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pagePatternRegex } from "../../src/query/sql.ts";
-import { DayFiles } from "../../src/parquet/day-files.ts";
 import { bearer, call, createApiKey, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, post, startHarness } from "../support/harness.ts";
+import { writeDayFiles } from "../support/query-engine.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 const DOMAIN = "funnel.example";
@@ -75,12 +74,7 @@ beforeAll(async () => {
     expect((await call(h.base, "POST", `/api/sites/${siteId}/goals`, { body: goal, headers: admin })).status).toBe(201);
   }
   // The settled days go to Parquet, as the background job writes them.
-  const db = await DuckDBInstance.create(":memory:");
-  try {
-    expect((await new DayFiles(h.dataDir).pass(h.pool, () => db.connect(), Date.parse(NOW))).written).toBe(2);
-  } finally {
-    db.closeSync();
-  }
+  expect(await writeDayFiles(h, NOW)).toBe(2);
 });
 afterAll(() => h.close());
 

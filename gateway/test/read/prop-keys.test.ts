@@ -3,13 +3,12 @@
 // PostgreSQL — against the same keys counted here by PostgreSQL from the raw rows (the route's reading before).
 // A shared link's keys are those of its own rows only: a key sent only outside the link's filters or actor
 // never shows. Bad input is a 4xx.
-import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PROP_KEYS } from "../../src/api-schema/read.ts";
-import { DayFiles } from "../../src/parquet/day-files.ts";
 import { queryWindow } from "../../src/read/window.ts";
 import { bearer, call, loginAsAdmin } from "../support/auth.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { writeDayFiles } from "../support/query-engine.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 const DOMAIN = "props.example";
@@ -54,12 +53,7 @@ beforeAll(async () => {
   for (const day of DAYS) await h.pool.query("insert into rollup_daily (site_id, bucket, actor, dim, value, visitors) values ($1, $2, 'all', 'total', '', 1)", [siteId, day]);
   auth = bearer((await loginAsAdmin(h.base)).token);
   // The settled days go to Parquet, as the background job writes them.
-  const db = await DuckDBInstance.create(":memory:");
-  try {
-    expect((await new DayFiles(h.dataDir).pass(h.pool, () => db.connect(), Date.parse(NOW))).written).toBe(2);
-  } finally {
-    db.closeSync();
-  }
+  expect(await writeDayFiles(h, NOW)).toBe(2);
 });
 afterAll(() => h.close());
 
