@@ -7,7 +7,7 @@ import { findSiteByDomain } from "../../src/storage/sites.ts";
 import type { Harness } from "./harness.ts";
 
 /** Holds the engine's one running slot (a use of its rows that waits) until `release` is called. */
-export async function holdEngine(h: Harness, domain: string, dateRange: string): Promise<{ release: () => void; done: Promise<unknown> }> {
+export async function holdEngine(h: Harness, domain: string, dateRange: string | readonly [string, string]): Promise<{ release: () => void; done: Promise<unknown> }> {
   const site = (await findSiteByDomain(h.pool, domain))!;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
