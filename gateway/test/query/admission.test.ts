@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const RANGE = ["2026-03-14", "2026-03-15"];
+const RANGE = ["2026-03-14", "2026-03-15"] as const;
 /** Queries DuckDB answers (filters, visit metrics, comparisons), one per shape. */
 const DUCKDB_QUERIES: ReadonlyArray<Record<string, unknown>> = [
   { metrics: ["visitors", "visits", "bounce_rate", "visit_duration"], filters: [["is", "visit:source", ["Google"]]], include: { comparisons: { mode: "previous_period" } } },
