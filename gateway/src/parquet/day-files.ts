@@ -6,7 +6,8 @@
 // seconds; the margin covers a lane draining at midnight). A background pass, every minute:
 // - writes each settled day that has rows (rollup_daily knows which) and no file — idempotent: a file is
 //   written to a temporary name and renamed, so a crash leaves no half file under the real name;
-// - removes the files of days past the site's retention and the folders of deleted sites.
+// - removes the files of days past the site's retention, the folders of deleted sites and the temporary files a
+//   crash left.
 // A file DuckDB cannot read is removed by the engine and written again by the next pass; a query meanwhile
 // reads that day from PostgreSQL. Nothing here runs on the ingest path.
 //
@@ -31,6 +32,19 @@ export const DAY_FILES_FORMAT = 2;
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.parquet$/;
 const SITE_DIR = /^site-(\d+)$/;
+
+/**
+ * A temporary file this old was left by a crash; a younger one may be a day being written right now by another
+ * pass — a gateway sharing the data directory, or a pass run by hand — which removing it would make fail. A busy
+ * site's day (333,000 rows) is written in 2–4 s here, so ten minutes is far past any write in progress.
+ */
+const LEFTOVER_TMP_MS = 10 * 60_000;
+
+/** Whether a temporary file is a crash's leftover. Its age is the file system's (real time), not the injected clock's. */
+async function leftOver(file: string): Promise<boolean> {
+  const written = await stat(file).then((s) => s.mtimeMs, () => null);
+  return written !== null && Date.now() - written > LEFTOVER_TMP_MS;
+}
 
 export interface DayFilesPass {
   written: number;
@@ -155,8 +169,9 @@ export class DayFiles {
       }
       for (const name of await readdir(dir)) {
         const f = DAY_FILE.exec(name);
-        if ((f !== null && f[1]! < cutoff) || name.endsWith(".tmp")) {
-          await rm(path.join(dir, name), { force: true });
+        const file = path.join(dir, name);
+        if ((f !== null && f[1]! < cutoff) || (name.endsWith(".tmp") && (await leftOver(file)))) {
+          await rm(file, { force: true });
           removed++;
         }
       }

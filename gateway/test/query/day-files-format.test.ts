@@ -2,7 +2,7 @@
 // another format) is not read, and the next pass empties it and writes its days again with today's columns.
 // Real PostgreSQL, real DuckDB.
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -54,4 +54,22 @@ it("a root without the current marker is not read, then emptied and written agai
   }
   // A root already of this format is left as it is.
   expect(await new DayFiles(dataDir).pass(h.pool, () => db.connect(), NOW)).toEqual({ written: 0, removed: 0 });
+});
+
+it("a pass removes the temporary files a crash left, not those another pass is writing", async () => {
+  const dataDir = path.join(h.dataDir, "leftover-test");
+  const files = new DayFiles(dataDir);
+  expect((await files.pass(h.pool, () => db.connect(), NOW)).written).toBe(1);
+  const dir = path.join(dataDir, "parquet", `site-${siteId}`);
+  const crashed = ["2026-03-12.parquet.a1.tmp", "2026-03-12.parquet.a1.csv.tmp"];
+  const writing = ["2026-03-13.parquet.b2.tmp", "2026-03-13.parquet.b2.csv.tmp"];
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const name of crashed) {
+    await writeFile(path.join(dir, name), "half");
+    await utimes(path.join(dir, name), hourAgo, hourAgo);
+  }
+  for (const name of writing) await writeFile(path.join(dir, name), "in progress");
+
+  expect(await files.pass(h.pool, () => db.connect(), NOW)).toEqual({ written: 0, removed: 2 });
+  expect((await readdir(dir)).sort()).toEqual(["2026-03-13.parquet.b2.csv.tmp", "2026-03-13.parquet.b2.tmp", "2026-03-14.parquet"]);
 });
