@@ -5,7 +5,9 @@
 //
 // `--ceiling` first drives the same scenario, same driver, same duration against a bare uWebSockets.js app
 // (ceiling-server.ts) and prints both rates and their ratio on one line: absolute rates vary 2.5× between
-// machines and minutes here, the ratio of one run much less. `--against other/gateway/dist/main.mjs` also runs
+// machines and minutes here, the ratio of one run much less. With it each round also prints the CPU per event
+// of the bare app and of the load driver (this process), and what the aim (0.45 of the ceiling) leaves the gateway
+// per event once the driver and PostgreSQL have theirs at that rate. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
 // `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
 // perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces
@@ -16,6 +18,7 @@
 // same minutes of a loaded box, which alternating rounds do not.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
@@ -72,7 +75,7 @@ function procStats(pid: number): { rssMb: number; cpuS: number } | null {
 }
 
 /** The bare uWebSockets.js app under the same load: what the HTTP stack alone answers on this machine. */
-async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors: number }> {
+async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors: number; server_us_per_event: number; driver_us_per_event: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/src/ceiling-server.ts"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = "";
@@ -82,9 +85,34 @@ async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors
     });
     child.once("exit", (code) => reject(new Error(`the ceiling server exited (${code}) before listening`)));
   });
+  const serverBefore = procStats(child.pid!)?.cpuS ?? 0;
+  const driverBefore = process.cpuUsage();
   const load = await driveScenario(port, scenario, duration, connections, pace);
+  const driverS = cpuSeconds(process.cpuUsage(driverBefore));
+  const serverS = (procStats(child.pid!)?.cpuS ?? serverBefore) - serverBefore;
   child.kill("SIGTERM");
-  return { events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors };
+  return {
+    events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors,
+    server_us_per_event: usPerEvent(serverS, load.accepted), driver_us_per_event: usPerEvent(driverS, load.accepted),
+  };
+}
+
+const cpuSeconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
+const usPerEvent = (cpuS: number, events: number): number => Math.round((1e7 * cpuS) / Math.max(1, events)) / 10;
+
+/** The issue's aim: the gateway at this share of the ceiling's rate (issue 26). */
+const AIM = 0.45;
+
+/**
+ * What the aim leaves the gateway on this machine: at AIM × the ceiling's rate, the cores minus what the load
+ * driver (its CPU per event at the ceiling's rate, the least it costs) and PostgreSQL (per event, as measured in the
+ * gateway's run) use at that rate, per event. A gateway needing more than this cannot reach the aim here whatever
+ * its latency, since the three share the machine's cores.
+ */
+function aimBudget(top: { events_per_s: number; driver_us_per_event: number }, postgresUsPerEvent: number): { rate: number; gateway_us_per_event: number } {
+  const rate = AIM * top.events_per_s;
+  const cores = os.availableParallelism();
+  return { rate: Math.round(rate), gateway_us_per_event: Math.round((10 * (cores * 1e6 - rate * (top.driver_us_per_event + postgresUsPerEvent))) / rate) / 10 };
 }
 
 // `--this-env NAME=VALUE` (repeatable) sets a variable for this checkout's gateway only: with `--against` this
@@ -118,7 +146,9 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
   const profile = args.perf
     ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
     : null;
+  const driverBefore = process.cpuUsage();
   const load = await driveScenario(gw.port, scenario, duration, connections, pace);
+  const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const samples = await profile;
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
@@ -165,6 +195,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
     postgres_cpu_s: Math.round(postgresCpu * 10) / 10,
     postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
+    driver_us_per_event: usPerEvent(driverS, load.accepted),
     stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
   };
 }
@@ -210,12 +241,19 @@ async function main(): Promise<void> {
       `load ${load}`,
     ];
     console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
+    const budget = top ? aimBudget(top, self.postgres_us_per_event) : undefined;
+    if (top && budget) {
+      console.log(
+        `  CPU per event: ceiling app ${top.server_us_per_event} µs, load driver ${top.driver_us_per_event} at the ceiling's rate (${self.driver_us_per_event} at the gateway's); ` +
+          `the aim (${AIM} = ${rate(budget.rate)}) leaves the gateway ${budget.gateway_us_per_event} µs/event of ${os.availableParallelism()} cores beside the driver and PostgreSQL (it uses ${self.gateway_us_per_event})`,
+      );
+    }
     if (self.stages_us_per_event) {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
       for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
     }
-    results.push({ ceiling: top, ...self, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
+    results.push({ ceiling: top, ...self, aim_budget: budget, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
   }
   console.log(JSON.stringify(results.length === 1 ? results[0] : results));
 }
