@@ -134,6 +134,36 @@ describe("a viewer filters the shared view", () => {
   });
 });
 
+describe("the shared view's keyboard", () => {
+  it("? shows the owner's keys less the comparison; a key changes the period or actor; Esc clears the viewer's filters, not the link's", async () => {
+    const { page, errors, context } = await openShared("&f=page~is~/pricing");
+    await page.getByTestId("filter-bar").locator(".chip").first().waitFor();
+    await page.keyboard.press("?");
+    await page.getByTestId("keyboard-map").waitFor();
+    const map = (await page.getByTestId("keyboard-map").textContent()) ?? "";
+    expect(map).toContain("Clear the filters");
+    expect(map).toContain("Last 7 days");
+    expect(map).toContain("AI crawlers");
+    expect(map).not.toContain("Comparison");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.getByTestId("keyboard-map").isVisible()).toBe(false);
+    expect(new URL(page.url()).search).toContain("f=page~is~/pricing");
+    await page.keyboard.press("w");
+    await page.waitForURL((url) => url.search.includes("period=7d"));
+    await page.keyboard.press("2");
+    await page.waitForURL((url) => url.search.includes("actor=human_via_ai"));
+    // The comparison has no control here: its key does nothing.
+    await page.keyboard.press("c");
+    await page.keyboard.press("Escape");
+    await page.waitForURL((url) => !url.search.includes("f="));
+    expect(new URL(page.url()).search).toBe("?period=7d&actor=human_via_ai");
+    // The link's own filter stays, with its notice.
+    expect(await page.getByTestId("share-filters").textContent()).toContain("Source is Google");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("the shared view's Properties and Funnels cards", () => {
   it("offers the link's property names only, and a value's row filters the view", async () => {
     const { page, errors, context } = await openShared("");

@@ -33,10 +33,23 @@ export const KEY_ACTIONS: readonly KeyAction[] = [
   { key: "Escape", does: "Clear the filters", change: () => ({ filters: [] }) },
 ];
 
-/** The action of a key press on the page, or null (a modifier held, or typing in a field). */
-export function keyAction(event: KeyboardEvent): KeyAction | null {
+const ACTOR_KEYS: ReadonlySet<string> = new Set(ACTOR_CHOICES.map((_, i) => String(i + 1)));
+
+/** A shared link's keys: it has no comparison control, and no actor to choose when the link fixes one. */
+export function sharedViewActions(actorFixed: boolean): readonly KeyAction[] {
+  return KEY_ACTIONS.filter((a) => a.key !== "c" && !(actorFixed && ACTOR_KEYS.has(a.key)));
+}
+
+/**
+ * What a key press on a view does: "map" (`?` shows the keyboard map), one of `actions`, or null — a modifier held,
+ * typing in a field or a dialog, a key of no action, or Esc with no filter to clear.
+ */
+export function viewKey(event: KeyboardEvent, actions: readonly KeyAction[], hasFilters: boolean): "map" | KeyAction | null {
   if (event.ctrlKey || event.metaKey || event.altKey) return null;
   const target = event.target as HTMLElement | null;
-  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.closest("dialog[open]"))) return null;
-  return KEY_ACTIONS.find((a) => a.key === event.key) ?? null;
+  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return null;
+  if (event.key === "?") return "map";
+  if (target?.closest("dialog[open]")) return null;
+  const action = actions.find((a) => a.key === event.key) ?? null;
+  return action === null || (action.key === "Escape" && !hasFilters) ? null : action;
 }
