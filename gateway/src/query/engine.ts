@@ -16,9 +16,9 @@
 // the last of them after 11–26 s and 10–36 s, for the same CPU (16–20 s a burst). Rollup-served answers never
 // wait in it.
 //
-// Memory: most of the gateway's RSS peak while querying is not the statements but today's rows sessionized the
-// first time (today-rows.ts; 333,333 rows: +300 MB RSS at that first query, DuckDB itself accounting for 180 MB
-// of it), then held (~128 MB in DuckDB) and refreshed in small steps. Figures: README "Benchmarks".
+// Memory: today's rows are sessionized the first time a query reads them (today-rows.ts; 333,333 rows: +250 MB
+// RSS at that first query, DuckDB's opening included), then held in a DuckDB file of their own (~13 MB of
+// buffers, evictable; ~117 MB in memory before) and refreshed in small steps. Figures: README "Benchmarks".
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -170,8 +170,13 @@ export class QueryEngine {
     return this.onConnection((connection) => this.today.dropIdle(connection, this.options.now()));
   }
 
-  /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
+  /**
+   * An import changed these UTC days of the site: their files go, and the next pass writes them again; today
+   * among them, the next query copies today's rows whole (an import's rows land before the refresh's watermark).
+   */
   invalidateDays(siteId: number, from: string, to: string): Promise<void> {
+    const today = utcDay(this.options.now());
+    if (from <= today && today <= to) this.today.forget(siteId);
     return this.options.dayFiles.invalidate(siteId, daysBetween(from, to));
   }
 
