@@ -111,6 +111,7 @@ export class TodayRows {
       if (now - at <= idleMs || this.running.has(siteId)) continue;
       this.lastRead.delete(siteId);
       this.cached.delete(siteId);
+      await this.attach(connection);
       await connection.run(`drop table if exists ${TodayRows.table(siteId)}`);
       dropped.push(siteId);
     }
