@@ -111,11 +111,16 @@ it("a query reading the table while another refreshes it sees every row of the m
     const reading = (async () => {
       while (refreshing) counts.push(Number((await reader.runAndReadAll(`select count(*)::double from ${table}`)).getRowsJS()[0]![0]));
     })();
-    for (let n = 0; n < 20; n++) await today.refresh(connection, siteId, day + 3_600_000 + 20_000 + n);
+    // A new row before each refresh, so each one writes (a refresh that finds nothing new leaves the table be).
+    for (let n = 0; n < 20; n++) {
+      await insert(day + 3_600_000 + 15_000 + n, `/new-${n}`);
+      await today.refresh(connection, siteId, day + 3_600_000 + 20_000 + n);
+    }
     refreshing = false;
     await reading;
     expect(counts.length).toBeGreaterThan(0);
     expect(Math.min(...counts)).toBe(5);
+    expect(Number((await reader.runAndReadAll(`select count(*)::double from ${table}`)).getRowsJS()[0]![0])).toBe(25);
   } finally {
     reader.closeSync();
   }
