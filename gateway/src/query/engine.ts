@@ -7,8 +7,11 @@
 // on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
 // and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
 // RSS +356 MB in-process). 192 MB is too little: the site view filtered by a source (visit metrics grouped by
-// visit over ~3M rows) ran out of memory alone. Past the limit DuckDB spills to its temp directory where it can,
-// and a statement that still does not fit answers 503 (after one try alone, admission.ts).
+// visit over ~3M rows) ran out of memory alone; with today's rows out of memory (today-rows.ts) and one-row
+// visits no longer grouped (sql.ts) the tiles fit 160 MB, but the site view's page card (distinct visitors per
+// page over 3.4M "Direct / None" rows) still runs out at 160 and 192 MB. Past the limit DuckDB spills to its
+// temp directory where it can, and a statement that still does not fit answers 503 (after one try alone,
+// admission.ts).
 //
 // Work reaches DuckDB through the admission queue (admission.ts), one query at a time by default
 // (SVC_QUERY_RUNNING): the site view's 11 filtered queries sent at once over 10M rows (bench:query's burst,
