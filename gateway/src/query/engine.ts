@@ -36,7 +36,7 @@ import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
 import { type FromRollups, type QueryGoal, type SqlContext, buildQuery, opensActors } from "./sql.ts";
 import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
-import { TodayRows } from "./today-rows.ts";
+import { TodayRows, type TodayRowsOptions } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
@@ -87,6 +87,8 @@ export interface QueryEngineOptions {
   readonly flushRollups: () => Promise<void>;
   /** How much work runs on DuckDB at once, how much may wait and how long (SVC_QUERY_*; admission.ts's defaults when absent). */
   readonly admission?: AdmissionLimits;
+  /** How long the check of today's rows stands, and its clock (today-rows.ts's defaults when absent). */
+  readonly todayRows?: TodayRowsOptions;
 }
 
 /**
@@ -134,7 +136,7 @@ export class QueryEngine {
   private closed = false;
 
   private constructor(private readonly options: QueryEngineOptions) {
-    this.today = new TodayRows(options.pool, options.tempDir);
+    this.today = new TodayRows(options.pool, options.tempDir, options.todayRows);
     this.settled = new SettledCache(options.now);
     this.queue = new AdmissionQueue(options.admission ?? { running: QUERY_RUNNING, queued: QUERY_QUEUED, waitMs: QUERY_WAIT_MS });
   }
