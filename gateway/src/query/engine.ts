@@ -161,7 +161,15 @@ export class QueryEngine {
 
   close(): void {
     this.closed = true;
-    void this.db?.then((db) => db.closeSync(), () => undefined);
+    const today = TodayRows.file(this.options.tempDir);
+    void this.db?.then(
+      (db) => {
+        db.closeSync();
+        // Today's tables are of no use to the next process (today-rows.ts).
+        return Promise.all([today, `${today}.wal`].map((f) => rm(f, { force: true })));
+      },
+      () => undefined,
+    );
     this.db = null;
   }
 

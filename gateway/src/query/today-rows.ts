@@ -42,7 +42,7 @@ export const TODAY_IDLE_MS = 10 * 60_000;
  */
 export const TODAY_VERDICT_MS = 5_000;
 
-/** The attached DuckDB database holding today's tables (file `today-rows.duckdb` in the temp directory). */
+/** The attached DuckDB database holding today's tables (TodayRows.file in the temp directory). */
 export const TODAY_CATALOG = "svc_today";
 
 interface Cached {
@@ -83,6 +83,15 @@ export class TodayRows {
   /** The table name of a site's rows of today (in TODAY_CATALOG, seen by every connection). */
   static table(siteId: number): string {
     return `${TODAY_CATALOG}.today_site_${siteId}`;
+  }
+
+  /**
+   * The file of TODAY_CATALOG: one per process, as gateways may share a data directory (DuckDB locks a file to
+   * one process). A process of the same id (pid 1 in a container, restarted) empties it when it attaches it;
+   * QueryEngine.close removes it.
+   */
+  static file(tempDir: string): string {
+    return path.join(tempDir, `today-rows-${process.pid}.duckdb`);
   }
 
   /** The next refresh of the site copies its day whole (an import changed rows before the watermark). */
@@ -135,7 +144,7 @@ export class TodayRows {
     const attached = await connection.runAndReadAll(`select count(*)::int from duckdb_databases() where database_name = '${TODAY_CATALOG}'`);
     if (attached.getRowsJS()[0]![0] === 1) return;
     await mkdir(this.tempDir, { recursive: true });
-    const file = path.join(this.tempDir, "today-rows.duckdb");
+    const file = TodayRows.file(this.tempDir);
     const attach = () => connection.run(`attach if not exists '${file.replaceAll("'", "''")}' as ${TODAY_CATALOG}`);
     try {
       await attach();

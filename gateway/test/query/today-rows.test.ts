@@ -2,6 +2,7 @@
 // row committed late with an older time stamp (or an import into today) makes the counts differ, so the day is
 // copied whole again. Real PostgreSQL, real DuckDB.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -149,10 +150,10 @@ it("keeps the tables in a DuckDB file of their own, and drops what an earlier pr
   const dir = path.join(h.dataDir, "today-file");
   const earlier = await DuckDBInstance.create(":memory:");
   const before = await earlier.connect();
-  await before.run(`attach '${path.join(dir, "today-rows.duckdb")}' as left_over`).catch(async () => {
+  await before.run(`attach '${TodayRows.file(dir)}' as left_over`).catch(async () => {
     const { mkdir } = await import("node:fs/promises");
     await mkdir(dir, { recursive: true });
-    await before.run(`attach '${path.join(dir, "today-rows.duckdb")}' as left_over`);
+    await before.run(`attach '${TodayRows.file(dir)}' as left_over`);
   });
   await before.run("create table left_over.today_site_999 as select 1 as x");
   before.closeSync();
@@ -192,7 +193,10 @@ it("the engine counts a row imported into today at the next query, though the la
     const today = new Date(day).toISOString().slice(0, 10);
     await engine.invalidateDays(siteId, today, today);
     expect(await pageviews()).toEqual([2, 2]);
+    expect(existsSync(TodayRows.file(path.join(h.dataDir, "engine-tmp")))).toBe(true);
   } finally {
     engine.close();
   }
+  // Closed, the engine removes its file of today's tables.
+  await expect.poll(() => existsSync(TodayRows.file(path.join(h.dataDir, "engine-tmp")))).toBe(false);
 });
