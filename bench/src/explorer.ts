@@ -1,4 +1,4 @@
-// npm run bench:explorer [-- --rows 200000 --days 30 --runs 5 | --rows 10000000 | --reuse URL [--data-dir DIR]] [--settled]
+// npm run bench:explorer [-- --rows 200000 --days 30 --runs 5 | --rows 10000000 | --reuse URL [--data-dir DIR]] [--settled] [--bundle PATH]
 // Time to filtered numbers (issue 23): in real Chromium through the dashboard server and the gateway process,
 // the site view of bench:read's site; a click on the top row of the Sources card filters the view through
 // POST /api/v2/query, and the time from the click to the filtered tiles' numbers on screen is measured, then
@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     reuse: { type: "string" },
     "data-dir": { type: "string" },
     settled: { type: "boolean", default: false },
+    // Another build's gateway bundle, run as it is (an A/B against the code before a change, as bench:ingest's --against).
+    bundle: { type: "string" },
   },
 });
 const { rows: ROWS, days: DAYS, requests: RUNS } = benchSize({ rows: args.rows, days: args.days, requests: args.runs }, { days: 2, requests: 1 });
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
   try {
     const { siteId, loaded } = await benchSite(db, { reused: args.reuse !== undefined, rows: ROWS, days: DAYS, log });
     const settled = await settledDays(db.pool, siteId);
-    gateway = await launchGateway({ DATABASE_URL: db.url, SVC_DATA_DIR: dataDir });
+    gateway = await launchGateway({ DATABASE_URL: db.url, SVC_DATA_DIR: dataDir }, args.bundle === undefined ? {} : { bundle: args.bundle });
     await waitForDayFiles(dataDir, siteId, settled, log);
     dashboard = await startDashboard(`http://127.0.0.1:${gateway.port}`);
     const context = await browser.newContext({ baseURL: dashboard.base, viewport: { width: 1280, height: 900 } });

@@ -110,7 +110,8 @@ async function main(): Promise<void> {
     const dateRange = [new Date(Date.parse(today) - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10), today];
     let peakRss = idleRss;
     const sampler = setInterval(() => { peakRss = Math.max(peakRss, rssMb(pid)); }, 50);
-    const results: Record<string, { rollups: boolean; p50: number; p95: number; max: number; rows: number; cpu_ms: number }> = {};
+    const results: Record<string, { rollups: boolean; p50: number; p95: number; max: number; rows: number; cpu_ms: number; rss_peak_mb: number }> = {};
+    let burstPeak = 0;
     const bursts: Array<{ tiles_ms: number; all_ms: number; cpu_s: number; refused: string[]; tiles_rank: number }> = [];
     try {
       for (const q of QUERIES) {
@@ -125,6 +126,9 @@ async function main(): Promise<void> {
           rows = (JSON.parse(text) as { results: unknown[] }).results.length;
           return performance.now() - t;
         };
+        // The RSS peak while this query ran (warm-ups included: the first DuckDB query copies today's rows).
+        const peakBefore = peakRss;
+        peakRss = rssMb(pid);
         await once();
         await once();
         const times: number[] = [];
@@ -132,10 +136,14 @@ async function main(): Promise<void> {
         for (let i = 0; i < REQUESTS; i++) times.push(await once());
         const cpuMs = ((cpuSeconds(pid) - cpuBefore) / REQUESTS) * 1000;
         times.sort((a, b) => a - b);
-        results[q.name] = { rollups: q.rollups, p50: round2(percentile(times, 50)), p95: round2(percentile(times, 95)), max: round2(times.at(-1)!), rows, cpu_ms: Math.round(cpuMs) };
-        log(`${q.name} (${q.rollups ? "rollups" : "duckdb"}): p50 ${results[q.name]!.p50} ms, p95 ${results[q.name]!.p95} ms, gateway CPU ${Math.round(cpuMs)} ms a request, ${rows} rows`);
+        const queryPeak = peakRss;
+        peakRss = Math.max(peakBefore, queryPeak);
+        results[q.name] = { rollups: q.rollups, p50: round2(percentile(times, 50)), p95: round2(percentile(times, 95)), max: round2(times.at(-1)!), rows, cpu_ms: Math.round(cpuMs), rss_peak_mb: Math.round(queryPeak - idleRss) };
+        log(`${q.name} (${q.rollups ? "rollups" : "duckdb"}): p50 ${results[q.name]!.p50} ms, p95 ${results[q.name]!.p95} ms, gateway CPU ${Math.round(cpuMs)} ms a request, ${rows} rows, RSS peak +${Math.round(queryPeak - idleRss)} MB`);
       }
       // The site view's burst: a warm-up round, then BURSTS rounds, each with every query sent at once.
+      const peakBefore = peakRss;
+      peakRss = rssMb(pid);
       for (let round = 0; round <= BURSTS && BURSTS > 0; round++) {
         const started = performance.now();
         const cpuAt = cpuSeconds(pid);
@@ -154,8 +162,11 @@ async function main(): Promise<void> {
           continue;
         }
         bursts.push({ tiles_ms: Math.round(tiles.ms), all_ms: Math.round(all), cpu_s: round2(cpu), refused: refused.map((a) => `${a.name} ${a.status}`), tiles_rank: order.indexOf("tiles") + 1 });
+        burstPeak = Math.max(burstPeak, peakRss);
         log(`burst ${round}: ${BURST.length} queries at once — tiles ${Math.round(tiles.ms)} ms (answer ${order.indexOf("tiles") + 1} of ${BURST.length}), all ${Math.round(all)} ms, gateway CPU ${cpu.toFixed(1)} s${refused.length > 0 ? `, NOT 200: ${refused.map((a) => `${a.name} ${a.status} ${a.error}`).join("; ")}` : ""}`);
       }
+      burstPeak = Math.max(burstPeak, peakRss);
+      peakRss = Math.max(peakBefore, peakRss);
     } finally {
       clearInterval(sampler);
     }
@@ -166,13 +177,13 @@ async function main(): Promise<void> {
       return list.length === 0 ? null : { p50: percentile(list, 50), max: list.at(-1)! };
     };
     if (bursts.length > 0) {
-      log(`site view burst (SVC_QUERY_RUNNING ${running}): tiles p50 ${burstFigures("tiles_ms")!.p50} ms (max ${burstFigures("tiles_ms")!.max}), all answered p50 ${burstFigures("all_ms")!.p50} ms, refused ${bursts.reduce((n, b) => n + b.refused.length, 0)}`);
+      log(`site view burst (SVC_QUERY_RUNNING ${running}): tiles p50 ${burstFigures("tiles_ms")!.p50} ms (max ${burstFigures("tiles_ms")!.max}), all answered p50 ${burstFigures("all_ms")!.p50} ms, RSS peak +${Math.round(burstPeak - idleRss)} MB, refused ${bursts.reduce((n, b) => n + b.refused.length, 0)}`);
     }
     log(`gateway RSS idle ${idleRss.toFixed(0)} MB, peak while querying ${peakRss.toFixed(0)} MB (+${(peakRss - idleRss).toFixed(0)} MB); load average ${load}`);
     const within = Object.values(results).every((r) => r.p95 <= (r.rollups ? 50 : 1000)) && peakRss - idleRss <= 300;
     console.log(JSON.stringify({
       bench: "query", rows: loaded.rows, days: DAYS, requests_per_query: REQUESTS, day_files_s: round2(writeS), query_running: running,
-      latency_ms: results, burst: { queries: BURST.length, tiles_ms: burstFigures("tiles_ms"), all_ms: burstFigures("all_ms"), rounds: bursts },
+      latency_ms: results, burst: { queries: BURST.length, tiles_ms: burstFigures("tiles_ms"), all_ms: burstFigures("all_ms"), rss_peak_added_mb: bursts.length > 0 ? Math.round(burstPeak - idleRss) : null, rounds: bursts },
       rss_mb: { idle: round2(idleRss), peak: round2(peakRss), added: round2(peakRss - idleRss) },
       load_average: load, targets: { rollups_p95_ms: 50, duckdb_p95_ms: 1000, rss_added_mb: 300 }, within_targets: within,
     }));

@@ -7,8 +7,11 @@
 // on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
 // and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
 // RSS +356 MB in-process). 192 MB is too little: the site view filtered by a source (visit metrics grouped by
-// visit over ~3M rows) ran out of memory alone. Past the limit DuckDB spills to its temp directory where it can,
-// and a statement that still does not fit answers 503 (after one try alone, admission.ts).
+// visit over ~3M rows) ran out of memory alone; with today's rows out of memory (today-rows.ts) and one-row
+// visits no longer grouped (sql.ts) the tiles fit 160 MB, but the site view's page card (distinct visitors per
+// page over 3.4M "Direct / None" rows) still runs out at 160 and 192 MB. Past the limit DuckDB spills to its
+// temp directory where it can, and a statement that still does not fit answers 503 (after one try alone,
+// admission.ts).
 //
 // Work reaches DuckDB through the admission queue (admission.ts), one query at a time by default
 // (SVC_QUERY_RUNNING): the site view's 11 filtered queries sent at once over 10M rows (bench:query's burst,
@@ -16,9 +19,9 @@
 // the last of them after 11–26 s and 10–36 s, for the same CPU (16–20 s a burst). Rollup-served answers never
 // wait in it.
 //
-// Memory: most of the gateway's RSS peak while querying is not the statements but today's rows sessionized the
-// first time (today-rows.ts; 333,333 rows: +300 MB RSS at that first query, DuckDB itself accounting for 180 MB
-// of it), then held (~128 MB in DuckDB) and refreshed in small steps. Figures: README "Benchmarks".
+// Memory: today's rows are sessionized the first time a query reads them (today-rows.ts; 333,333 rows: +250 MB
+// RSS at that first query, DuckDB's opening included), then held in a DuckDB file of their own (~13 MB of
+// buffers, evictable; ~117 MB in memory before) and refreshed in small steps. Figures: README "Benchmarks".
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -33,7 +36,7 @@ import { type ResolvedRange, comparisonRange, isoInZone, resolveRange, timeGrain
 import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeDimension } from "./request.ts";
 import { type FromRollups, type QueryGoal, type SqlContext, buildQuery, opensActors } from "./sql.ts";
 import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
-import { TodayRows } from "./today-rows.ts";
+import { TodayRows, type TodayRowsOptions } from "./today-rows.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
@@ -84,6 +87,8 @@ export interface QueryEngineOptions {
   readonly flushRollups: () => Promise<void>;
   /** How much work runs on DuckDB at once, how much may wait and how long (SVC_QUERY_*; admission.ts's defaults when absent). */
   readonly admission?: AdmissionLimits;
+  /** How long the check of today's rows stands, and its clock (today-rows.ts's defaults when absent). */
+  readonly todayRows?: TodayRowsOptions;
 }
 
 /**
@@ -131,7 +136,7 @@ export class QueryEngine {
   private closed = false;
 
   private constructor(private readonly options: QueryEngineOptions) {
-    this.today = new TodayRows(options.pool, options.tempDir);
+    this.today = new TodayRows(options.pool, options.tempDir, options.todayRows);
     this.settled = new SettledCache(options.now);
     this.queue = new AdmissionQueue(options.admission ?? { running: QUERY_RUNNING, queued: QUERY_QUEUED, waitMs: QUERY_WAIT_MS });
   }
@@ -156,7 +161,15 @@ export class QueryEngine {
 
   close(): void {
     this.closed = true;
-    void this.db?.then((db) => db.closeSync(), () => undefined);
+    const today = TodayRows.file(this.options.tempDir);
+    void this.db?.then(
+      (db) => {
+        db.closeSync();
+        // Today's tables are of no use to the next process (today-rows.ts).
+        return Promise.all([today, `${today}.wal`].map((f) => rm(f, { force: true })));
+      },
+      () => undefined,
+    );
     this.db = null;
   }
 
@@ -170,8 +183,13 @@ export class QueryEngine {
     return this.onConnection((connection) => this.today.dropIdle(connection, this.options.now()));
   }
 
-  /** An import changed these settled UTC days of the site: their files go, and the next pass writes them again. */
+  /**
+   * An import changed these UTC days of the site: their files go, and the next pass writes them again; today
+   * among them, the next query copies today's rows whole (an import's rows land before the refresh's watermark).
+   */
   invalidateDays(siteId: number, from: string, to: string): Promise<void> {
+    const today = utcDay(this.options.now());
+    if (from <= today && today <= to) this.today.forget(siteId);
     return this.options.dayFiles.invalidate(siteId, daysBetween(from, to));
   }
 

@@ -168,6 +168,27 @@ describe("filters: each operator, the case-insensitive modifier, and/or/not", ()
   it.each(cases)("%s", async (_name, filters, visitors, pageviews) => {
     expect(rows(await query({ metrics: ["visitors", "pageviews"], filters }))).toEqual([[visitors, pageviews]]);
   });
+
+  // `is` on a stored column compares the column (pushed into the scan), a blank value reading as its label;
+  // each answer must equal the same test written as a full-match regular expression, which reads the label.
+  const anchored = (clauses: string[]) => clauses.map((c) => `^${c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
+  const blanks: Array<[string, string, string[]]> = [
+    ["the blank source's label", "visit:source", ["Direct / None"]],
+    ["the label and a stored value", "visit:source", ["Direct / None", "Google"]],
+    ["a stored value only", "visit:source", ["Google"]],
+    ["an empty clause matches no stored value", "visit:source", [""]],
+    ["the blank UTM source's label", "visit:utm_source", ["(not set)"]],
+    ["a label of another dimension is a stored value here", "visit:utm_source", ["Direct / None"]],
+    ["the blank country's label", "visit:country", ["(not set)", "US"]],
+  ];
+  it.each(blanks)("is, %s: as a regular expression does, under not too", async (_name, dimension, clauses) => {
+    const metrics = ["visitors", "pageviews", "visits", "bounce_rate"];
+    for (const wrap of [(f: unknown) => f, (f: unknown) => ["not", f]]) {
+      const plain = await query({ metrics, filters: [wrap(["is", dimension, clauses])] });
+      const regex = await query({ metrics, filters: [wrap(["matches", dimension, anchored(clauses)])] });
+      expect(rows(plain)).toEqual(rows(regex));
+    }
+  });
 });
 
 describe("the rollups answer what they can, exactly as DuckDB over the rows does", () => {

@@ -2,10 +2,15 @@
 // row committed late with an older time stamp (or an import into today) makes the counts differ, so the day is
 // copied whole again. Real PostgreSQL, real DuckDB.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TODAY_IDLE_MS, TodayRows } from "../../src/query/today-rows.ts";
+import { DayFiles } from "../../src/parquet/day-files.ts";
+import { QueryEngine } from "../../src/query/engine.ts";
+import { parseQuery } from "../../src/query/request.ts";
+import { findSiteById } from "../../src/storage/sites.ts";
+import { TODAY_CATALOG, TODAY_IDLE_MS, TODAY_VERDICT_MS, TodayRows } from "../../src/query/today-rows.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 const NOW = Date.parse("2026-03-15T12:00:00Z");
@@ -33,8 +38,10 @@ const insert = (atMs: number, page: string, visitor = randomBytes(32)) =>
   );
 const pages = async (table: string) => (await connection.runAndReadAll(`select page from ${table} order by ts, page`)).getRowsJS().map((r) => r[0]);
 
-it("copies the day once, then only what is new; a late row before the watermark reloads the day", async () => {
-  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"));
+it("copies the day once, then only what is new; a late row before the watermark reloads the day once the check's verdict is due", async () => {
+  // The verdict's age is wall-clock time, here a clock of the test's own.
+  let wall = 0;
+  const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"), { elapsed: () => wall });
   await insert(NOW - 3_600_000, "/a");
   await insert(NOW - 10_000, "/b");
   const table = await today.refresh(connection, siteId, NOW);
@@ -47,10 +54,24 @@ it("copies the day once, then only what is new; a late row before the watermark 
   await today.refresh(connection, siteId, NOW + 40_000);
   expect(await pages(table)).toEqual(["/a", "/b", "/c"]);
 
-  // A row committed late, two hours in the past: the count before the watermark differs, the day is reloaded.
+  // A row committed late, two hours in the past: while the last check's verdict stands it is not looked for
+  // (rows from the watermark on still come, "/d")…
   await insert(NOW - 7_200_000, "/late");
+  await insert(NOW + 45_000, "/d");
+  wall += TODAY_VERDICT_MS - 1;
   await today.refresh(connection, siteId, NOW + 50_000);
-  expect(await pages(table)).toEqual(["/late", "/a", "/b", "/c"]);
+  expect(await pages(table)).toEqual(["/a", "/b", "/c", "/d"]);
+  // …then the count before the watermark differs, and the day is reloaded.
+  wall += 1;
+  await today.refresh(connection, siteId, NOW + 51_000);
+  expect(await pages(table)).toEqual(["/late", "/a", "/b", "/c", "/d"]);
+  // `forget` (an import into today) reloads the day at once, verdict or not.
+  await insert(NOW - 7_100_000, "/imported");
+  await today.refresh(connection, siteId, NOW + 52_000);
+  expect(await pages(table)).not.toContain("/imported");
+  today.forget(siteId);
+  await today.refresh(connection, siteId, NOW + 53_000);
+  expect(await pages(table)).toEqual(["/late", "/imported", "/a", "/b", "/c", "/d"]);
 
   // The next day starts empty.
   await today.refresh(connection, siteId, NOW + 86_400_000);
@@ -95,11 +116,16 @@ it("a query reading the table while another refreshes it sees every row of the m
     const reading = (async () => {
       while (refreshing) counts.push(Number((await reader.runAndReadAll(`select count(*)::double from ${table}`)).getRowsJS()[0]![0]));
     })();
-    for (let n = 0; n < 20; n++) await today.refresh(connection, siteId, day + 3_600_000 + 20_000 + n);
+    // A new row before each refresh, so each one writes (a refresh that finds nothing new leaves the table be).
+    for (let n = 0; n < 20; n++) {
+      await insert(day + 3_600_000 + 15_000 + n, `/new-${n}`);
+      await today.refresh(connection, siteId, day + 3_600_000 + 20_000 + n);
+    }
     refreshing = false;
     await reading;
     expect(counts.length).toBeGreaterThan(0);
     expect(Math.min(...counts)).toBe(5);
+    expect(Number((await reader.runAndReadAll(`select count(*)::double from ${table}`)).getRowsJS()[0]![0])).toBe(25);
   } finally {
     reader.closeSync();
   }
@@ -109,7 +135,7 @@ it("drops a site's table once no query read it for ten minutes, and copies the d
   const today = new TodayRows(h.pool, path.join(h.dataDir, "today-tmp"));
   await insert(NOW - 1_800_000, "/idle");
   const table = await today.refresh(connection, siteId, NOW);
-  const exists = async () => (await connection.runAndReadAll(`select count(*)::int from duckdb_tables() where table_name = '${table}'`)).getRowsJS()[0]![0] === 1;
+  const exists = async () => (await connection.runAndReadAll(`select count(*)::int from duckdb_tables() where database_name || '.' || table_name = '${table}'`)).getRowsJS()[0]![0] === 1;
   expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS)).toEqual([]);
   expect(await exists()).toBe(true);
   expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS + 1)).toEqual([siteId]);
@@ -118,4 +144,59 @@ it("drops a site's table once no query read it for ten minutes, and copies the d
   await today.refresh(connection, siteId, NOW + TODAY_IDLE_MS + 2);
   expect(await pages(table)).toContain("/idle");
   expect(await today.dropIdle(connection, NOW + TODAY_IDLE_MS + 3)).toEqual([]);
+});
+
+it("keeps the tables in a DuckDB file of their own, and drops what an earlier process left in it", async () => {
+  const dir = path.join(h.dataDir, "today-file");
+  const earlier = await DuckDBInstance.create(":memory:");
+  const before = await earlier.connect();
+  await before.run(`attach '${TodayRows.file(dir)}' as left_over`).catch(async () => {
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dir, { recursive: true });
+    await before.run(`attach '${TodayRows.file(dir)}' as left_over`);
+  });
+  await before.run("create table left_over.today_site_999 as select 1 as x");
+  before.closeSync();
+  earlier.closeSync();
+
+  const fresh = await DuckDBInstance.create(":memory:");
+  const mine = await fresh.connect();
+  try {
+    await insert(NOW - 600_000, "/filed");
+    const table = await new TodayRows(h.pool, dir).refresh(mine, siteId, NOW);
+    expect(table.startsWith(`${TODAY_CATALOG}.`)).toBe(true);
+    const tables = (await mine.runAndReadAll(`select database_name, table_name from duckdb_tables() where database_name = '${TODAY_CATALOG}' order by table_name`)).getRowsJS();
+    expect(tables).toEqual([[TODAY_CATALOG, `today_site_${siteId}`]]);
+    expect((await mine.runAndReadAll(`select page from ${table} where page = '/filed'`)).getRowsJS()).toEqual([["/filed"]]);
+  } finally {
+    mine.closeSync();
+    fresh.closeSync();
+  }
+});
+
+it("the engine counts a row imported into today at the next query, though the last check's verdict still stands", async () => {
+  // A verdict of 10 minutes: it stands throughout, however slow the box.
+  // Queries of the engine at the harness's clock, on a day of their own (the tests above wrote other days).
+  const day = NOW + 5 * 86_400_000;
+  h.clock.set(new Date(day + 6 * 3_600_000).toISOString());
+  const engine = await QueryEngine.open({ pool: h.pool, now: h.clock.now, tempDir: path.join(h.dataDir, "engine-tmp"), dayFiles: new DayFiles(h.dataDir), flushRollups: () => h.gateway.rollups.flushBeforeRead(), todayRows: { verdictMs: 600_000 } });
+  try {
+    const site = (await findSiteById(h.pool, siteId))!;
+    const pageviews = async () =>
+      (await engine.run(site, parseQuery({ site_id: site.domain, date_range: "day", metrics: ["pageviews", "visits"], filters: [["contains", "event:page", ["/engine-"]]] }))).results[0]!.metrics;
+    await insert(day + 3_600_000, "/engine-a");
+    expect(await pageviews()).toEqual([1, 1]);
+    // Two hours before the clock, committed now: before the watermark, so the copy from it misses the row…
+    await insert(day + 4 * 3_600_000, "/engine-late");
+    expect(await pageviews()).toEqual([1, 1]);
+    // …until an import names today: the next query copies the day whole.
+    const today = new Date(day).toISOString().slice(0, 10);
+    await engine.invalidateDays(siteId, today, today);
+    expect(await pageviews()).toEqual([2, 2]);
+    expect(existsSync(TodayRows.file(path.join(h.dataDir, "engine-tmp")))).toBe(true);
+  } finally {
+    engine.close();
+  }
+  // Closed, the engine removes its file of today's tables.
+  await expect.poll(() => existsSync(TodayRows.file(path.join(h.dataDir, "engine-tmp")))).toBe(false);
 });
