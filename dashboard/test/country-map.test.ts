@@ -5,6 +5,7 @@
 // after the map is printed. Screenshots light, dark and 375 px under dashboard/screenshots/.
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { bearer, call, loginAsAdmin } from "../../gateway/test/support/auth.ts";
 import { post } from "../../gateway/test/support/harness.ts";
 import { pageJsWeight } from "../scripts/js-weight.ts";
 import { DASHBOARD_DIR } from "../scripts/launch.ts";
@@ -88,4 +89,27 @@ it.each([
   if (name === "375px") expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   expect(await seriousViolations(page)).toEqual([]);
   await card.screenshot({ path: join(SHOTS, `country-map-${name}.png`) });
+});
+
+it.each([
+  ["a plain link", null, ["DE", "GB", "US"]],
+  ["a link limited to Germany and the United Kingdom", [["is", "visit:country", ["DE", "GB"]]], ["DE", "GB"]],
+] as const)("the shared view's map (%s): the link's countries only, and a click filters the view", async (_name, filters, shown) => {
+  const { token: session } = await loginAsAdmin(stack.gateway.base);
+  const link = await call(stack.gateway.base, "POST", `/api/sites/${DOMAIN}/shares`, { body: filters ? { filters } : {}, headers: bearer(session) });
+  expect(link.status, JSON.stringify(link.json)).toBe(201);
+  const { page, errors } = await stack.open();
+  await page.goto(`/share/${link.json.token}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  const card = page.getByTestId("breakdown-country");
+  await card.locator("tbody tr").first().waitFor();
+  await card.getByTestId("country-map-toggle").click();
+  const map = card.getByTestId("country-map");
+  const shaded = () => map.locator('path[role="button"]').evaluateAll((paths) => paths.map((p) => p.getAttribute("data-code")).sort());
+  await expect.poll(shaded, { timeout: 15_000 }).toEqual([...shown]);
+  if (filters) await card.screenshot({ path: join(SHOTS, "share-country-map.png") });
+  await map.locator('path[data-code="GB"]').click();
+  await page.waitForURL((url) => url.searchParams.get("f") === "country~is~GB");
+  await expect.poll(shaded, { timeout: 15_000 }).toEqual(["GB"]);
+  expect(errors).toEqual([]);
 });
