@@ -18,7 +18,7 @@
 // memory: stored compressed, a busy site's day holds ~13 MB of DuckDB's buffers instead of ~117 MB, and they may
 // be evicted under the engine's memory limit. Its whole-day copy is staged there too (95 MB in memory before).
 import { randomUUID } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDayStart } from "@svc/core";
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -41,6 +41,26 @@ export const TODAY_IDLE_MS = 10 * 60_000;
  * at most this long after it is.
  */
 export const TODAY_VERDICT_MS = 5_000;
+
+/**
+ * Another process's file untouched this long was left by a crash (a clean stop removes its own, QueryEngine.close;
+ * a restart under another pid does not reuse it): a live gateway's file is written at each query that finds new
+ * rows, and one nobody queried for a day holds only tables its next query copies whole anyway. Without this, each
+ * crash outside a container (a new pid) would leave up to a busy day's tables per site on disk for good.
+ */
+const ABANDONED_FILE_MS = DAY_MS;
+const TODAY_FILE = /^today-rows-(\d+)\.duckdb(\.wal)?$/;
+
+/** Removes other processes' today files (and their WALs) untouched for ABANDONED_FILE_MS of real time. */
+async function removeAbandonedFiles(tempDir: string): Promise<void> {
+  for (const name of await readdir(tempDir).catch(() => [] as string[])) {
+    const m = TODAY_FILE.exec(name);
+    if (m === null || Number(m[1]) === process.pid) continue;
+    const file = path.join(tempDir, name);
+    const touched = await stat(file).then((s) => s.mtimeMs, () => null);
+    if (touched !== null && Date.now() - touched > ABANDONED_FILE_MS) await rm(file, { force: true });
+  }
+}
 
 /** The attached DuckDB database holding today's tables (TodayRows.file in the temp directory). */
 export const TODAY_CATALOG = "svc_today";
@@ -144,6 +164,7 @@ export class TodayRows {
     const attached = await connection.runAndReadAll(`select count(*)::int from duckdb_databases() where database_name = '${TODAY_CATALOG}'`);
     if (attached.getRowsJS()[0]![0] === 1) return;
     await mkdir(this.tempDir, { recursive: true });
+    await removeAbandonedFiles(this.tempDir);
     const file = TodayRows.file(this.tempDir);
     const attach = () => connection.run(`attach if not exists '${file.replaceAll("'", "''")}' as ${TODAY_CATALOG}`);
     try {

@@ -3,6 +3,7 @@
 // copied whole again. Real PostgreSQL, real DuckDB.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { mkdir, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -168,6 +169,26 @@ it("keeps the tables in a DuckDB file of their own, and drops what an earlier pr
     const tables = (await mine.runAndReadAll(`select database_name, table_name from duckdb_tables() where database_name = '${TODAY_CATALOG}' order by table_name`)).getRowsJS();
     expect(tables).toEqual([[TODAY_CATALOG, `today_site_${siteId}`]]);
     expect((await mine.runAndReadAll(`select page from ${table} where page = '/filed'`)).getRowsJS()).toEqual([["/filed"]]);
+  } finally {
+    mine.closeSync();
+    fresh.closeSync();
+  }
+});
+
+it("removes the today files crashed processes left (untouched for a day), never a live one's or its own", async () => {
+  const dir = path.join(h.dataDir, "today-abandoned");
+  await mkdir(dir, { recursive: true });
+  const dayAgo = new Date(Date.now() - 25 * 3_600_000);
+  const crashed = ["today-rows-4000001.duckdb", "today-rows-4000001.duckdb.wal"];
+  const live = ["today-rows-4000002.duckdb", "rows-0b7d.csv"];
+  for (const name of [...crashed, ...live]) await writeFile(path.join(dir, name), "x");
+  for (const name of [...crashed, "rows-0b7d.csv"]) await utimes(path.join(dir, name), dayAgo, dayAgo);
+  const fresh = await DuckDBInstance.create(":memory:");
+  const mine = await fresh.connect();
+  try {
+    await new TodayRows(h.pool, dir).refresh(mine, siteId, NOW);
+    expect((await readdir(dir)).filter((n) => !n.startsWith(`today-rows-${process.pid}`)).sort()).toEqual(["rows-0b7d.csv", "today-rows-4000002.duckdb"]);
+    expect(existsSync(TodayRows.file(dir))).toBe(true);
   } finally {
     mine.closeSync();
     fresh.closeSync();
