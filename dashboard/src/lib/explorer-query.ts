@@ -151,6 +151,33 @@ export async function seriesQuery(scope: QueryScope, signal?: AbortSignal): Prom
   return { granularity: hourly ? "hour" : "day", buckets };
 }
 
+export type Series = Awaited<ReturnType<typeof seriesQuery>>;
+
+/** Where askViewNumbers's answers go; none is called once the signal aborted (a newer view withdrew them). */
+export interface ViewNumbers {
+  tiles(tiles: Tiles): void;
+  series(series: Series): void;
+  /** The per-visit tiles beside the rollups' reads; empty when they could not be read. */
+  visitTiles(tiles: Tiles): void;
+  failed(error: unknown, of: "tiles" | "series"): void;
+}
+
+/**
+ * The tiles' and the chart's questions of a view (the owner's and a shared link's): a view the rollups cannot
+ * answer (needsEngine) asks the query API for every tile and the chart, tiles first (lib/query-queue.ts), and
+ * answers true; another asks only the per-visit tiles and answers false, its other numbers being the rollups'.
+ */
+export function askViewNumbers(scope: QueryScope, signal: AbortSignal, to: ViewNumbers): boolean {
+  const current = () => !signal.aborted;
+  if (needsEngine(scope.view)) {
+    tileQuery(scope, undefined, signal).then((t) => current() && to.tiles(t), (e: unknown) => current() && to.failed(e, "tiles"));
+    seriesQuery(scope, signal).then((r) => current() && to.series(r), (e: unknown) => current() && to.failed(e, "series"));
+    return true;
+  }
+  tileQuery(scope, VISIT_TILES, signal).then((t) => current() && to.visitTiles(t), () => current() && to.visitTiles({}));
+  return false;
+}
+
 /**
  * The rows of one query dimension, `limit` by visitors from `offset` (the full list's pages), in the rollup
  * breakdown's shape (`events` for event names).

@@ -232,21 +232,40 @@ export class QueryEngine {
       const now = this.options.now();
       const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
       const goals = await siteGoals(this.options.pool, site.id);
-      const connection = await this.connect();
-      const scratch: string[] = [];
-      let watch: NodeJS.Timeout | null = null;
-      try {
-        await checkPatterns(connection, plan);
-        const relation = await this.loadChecked(connection, site.id, [range], now, scratch, visits);
-        // As in fromDuckDB: interrupted once its client left, not while today's rows are brought up to date.
-        if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
-        return await use(connection, { plan, range, timeZone, grain: null, goals, relation });
-      } finally {
-        if (watch !== null) clearInterval(watch);
-        connection.closeSync();
-        await Promise.all(scratch.map((f) => rm(f, { force: true })));
-      }
+      return this.withRows(site.id, plan, [range], now, visits, gone, (connection, relation) => use(connection, { plan, range, timeZone, grain: null, goals, relation }));
     }, gone);
+  }
+
+  /**
+   * `use` on a connection of its own over the site's rows of `ranges` (day files and today's, loadChecked), the
+   * plan's patterns checked first; the connection closed and the scratch files removed after.
+   */
+  private async withRows<T>(
+    siteId: number,
+    plan: QueryPlan,
+    ranges: readonly ResolvedRange[],
+    now: number,
+    visits: boolean,
+    gone: (() => boolean) | undefined,
+    use: (connection: DuckDBConnection, relation: string) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.connect();
+    const scratch: string[] = [];
+    let watch: NodeJS.Timeout | null = null;
+    try {
+      await checkPatterns(connection, plan);
+      const relation = await this.loadChecked(connection, siteId, ranges, now, scratch, visits);
+      // A statement whose client left stops within ~100 ms instead of holding the engine's one slot for the rest
+      // of its 0.3–1.2 s (10M rows, quiet box). Not while today's rows are brought up to date above: a refresh
+      // cut short is thrown away, and the next query copied the whole day again (the click's tiles then took
+      // 1.7–3.1 s instead of 1.2 s in bench:explorer).
+      if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
+      return await use(connection, relation);
+    } finally {
+      if (watch !== null) clearInterval(watch);
+      connection.closeSync();
+      await Promise.all(scratch.map((f) => rm(f, { force: true })));
+    }
   }
 
   /**
@@ -296,18 +315,8 @@ export class QueryEngine {
     { range, timeZone, goals, time, grain, compared, now }: { range: ResolvedRange; timeZone: string; goals: QueryGoal[]; time: string | undefined; grain: SqlContext["grain"]; compared: ResolvedRange | null; now: number },
     gone?: () => boolean,
   ): Promise<QueryResponse> {
-    const connection = await this.connect();
-    const scratch: string[] = [];
-    let watch: NodeJS.Timeout | null = null;
-    try {
-      await checkPatterns(connection, plan);
-      const ranges = [range, ...(compared ? [compared] : [])];
-      const relation = await this.loadChecked(connection, site.id, ranges, now, scratch, readsVisits(plan));
-      // A statement whose client left stops within ~100 ms instead of holding the engine's one slot for the rest
-      // of its 0.3–1.2 s (10M rows, quiet box). Not while today's rows are brought up to date above: a refresh
-      // cut short is thrown away, and the next query copied the whole day again (the click's tiles then took
-      // 1.7–3.1 s instead of 1.2 s in bench:explorer).
-      if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
+    const ranges = [range, ...(compared ? [compared] : [])];
+    return this.withRows(site.id, plan, ranges, now, readsVisits(plan), gone, async (connection, relation) => {
       const ctx = { plan, range, timeZone, grain, goals, relation };
       const main = await this.execute(connection, site.id, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
       let results = main.rows;
@@ -325,11 +334,7 @@ export class QueryEngine {
         meta["operators"] = Object.fromEntries(results.map((r) => [r.dimensions[agentAt]!, operatorOf(r.dimensions[agentAt]!)]).filter(([, o]) => o !== null));
       }
       return { results, meta, query: echo(plan, site, range, compared, timeZone, opensActors(plan)) };
-    } finally {
-      if (watch !== null) clearInterval(watch);
-      connection.closeSync();
-      await Promise.all(scratch.map((f) => rm(f, { force: true })));
-    }
+    });
   }
 
   private async execute(connection: DuckDBConnection, siteId: number, ctx: SqlContext, options: { paginate: boolean }): Promise<{ rows: ResultRow[]; total: number }> {

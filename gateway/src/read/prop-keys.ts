@@ -3,7 +3,8 @@
 // rollups keep no props; the query engine's rows do (the Parquet day files and today's kept copy, engine.ts
 // overRows), so this reads the keys from them, with the actors and filters a query would apply: exact, and
 // over settled days a scan of one VARCHAR column of compressed files instead of a sequential scan of the
-// window's raw rows in PostgreSQL (the reading before).
+// window's raw rows in PostgreSQL (the reading before). Only rows are read, so its routes do not flush the
+// rollups first as the rollup reads do.
 import { MAX_PROP_KEYS } from "../api-schema/read.ts";
 import { type QueryEngine, readsVisits } from "../query/engine.ts";
 import { Params, rowsWhere } from "../query/sql.ts";

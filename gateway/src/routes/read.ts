@@ -46,5 +46,5 @@ export function readRoutes(routes: OperationRoutes, deps: ReadRouteDeps): void {
       // Each list of the panel is one actor by definition; the window's actor set is unused here.
       return jsonResponse(200, await aiReport(src, site.id, window("all"), limit));
     }, readsRollups)
-    .site("GET /api/sites/{id}/props", async ({ req, site, window }) => jsonResponse(200, { site_id: site.id, keys: await propKeys(deps.engine, site, window("all"), [], () => req.aborted) }), readsRollups);
+    .site("GET /api/sites/{id}/props", async ({ req, site, window }) => jsonResponse(200, { site_id: site.id, keys: await propKeys(deps.engine, site, window("all"), [], () => req.aborted) }));
 }

@@ -239,7 +239,6 @@ export function shareRoutes(routes: OperationRoutes, deps: ShareRouteDeps): void
       const { share } = await open(req, params);
       // The keys of the link's rows only (its actor, or every actor; its filters): no name from outside the view.
       const window = windowOf(share, query(), share.actor ?? "all");
-      await deps.flushRollups();
       return jsonResponse(200, { site_id: share.site_id, keys: await propKeys(deps.engine, await siteOf(share), window, share.filters, () => req.aborted) });
     })
     .on("GET /api/share/{token}/funnels", async ({ req, params }) => {
