@@ -3,15 +3,15 @@
 // answer in Plausible's shape ({results: [{dimensions, metrics, comparison?}], meta, query}).
 //
 // One in-process DuckDB instance for the gateway: 2 threads (the machine's cores; the ingest path runs on the
-// event loop, so a query competes with it only for CPU) and a 256 MB memory limit. 256 MB once ran out of memory
-// on visit metrics over 10M rows, when they grouped every row by visit; counted by first rows (sql.ts) they fit,
-// and so do visit metrics under an event filter, which still group by visit (10M rows, 5.5M visits: no error,
-// RSS +356 MB in-process). 192 MB is too little: the site view filtered by a source (visit metrics grouped by
-// visit over ~3M rows) ran out of memory alone; with today's rows out of memory (today-rows.ts) and one-row
-// visits no longer grouped (sql.ts) the tiles fit 160 MB, but the site view's page card (distinct visitors per
-// page over 3.4M "Direct / None" rows) still runs out at 160 and 192 MB. Past the limit DuckDB spills to its
-// temp directory where it can, and a statement that still does not fit answers 503 (after one try alone,
-// admission.ts).
+// event loop, so a query competes with it only for CPU) and a 160 MB memory limit. Distinct visitors are counted
+// per arm of the union the rows are read from (today's table, the day files, rows copied from PostgreSQL; sql.ts
+// perArm), where DuckDB's hash aggregates spill past the limit: through the union the site view's page card
+// (distinct visitors per page over 3.4M "Direct / None" rows) ran out of memory at 160 and 192 MB and needed 256.
+// Per arm, every query of bench:query and of the site view's bursts answers at 160 MB, for ~5–10 % more CPU on a
+// filtered breakdown (two aggregates and their sum instead of one). Memory DuckDB frees goes back to the system
+// within 100 ms (DUCKDB_ALLOCATOR_CONF): the gateway's RSS peaked +260 MB over its idle while querying, against
+// +325–418 MB at 256 MB before. Past the limit DuckDB spills to its temp directory, and a statement that still
+// does not fit answers 503 (after one try alone, admission.ts).
 //
 // Work reaches DuckDB through the admission queue (admission.ts), one query at a time by default
 // (SVC_QUERY_RUNNING): the site view's 11 filtered queries sent at once over 10M rows (bench:query's burst,
@@ -26,7 +26,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDayStart, utcDay } from "@svc/core";
-import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
 import type { SiteRecord } from "../storage/sites.ts";
@@ -43,7 +43,7 @@ import { SettledCache } from "../read/settled-cache.ts";
 import { type AdmissionLimits, type AdmissionStats, AdmissionQueue, QUERY_QUEUED, QUERY_RUNNING, QUERY_WAIT_MS } from "./admission.ts";
 
 export const DUCKDB_THREADS = 2;
-export const DUCKDB_MEMORY_LIMIT = "256MB";
+export const DUCKDB_MEMORY_LIMIT = "160MB";
 /** How often a running query checks that its client is still there. */
 const INTERRUPT_POLL_MS = 100;
 
@@ -89,6 +89,30 @@ export interface QueryEngineOptions {
   readonly admission?: AdmissionLimits;
   /** How long the check of today's rows stands, and its clock (today-rows.ts's defaults when absent). */
   readonly todayRows?: TodayRowsOptions;
+  /** DuckDB's memory_limit (DUCKDB_MEMORY_LIMIT when absent; a test's small data needs a small one to fill it). */
+  readonly memoryLimit?: string;
+}
+
+/**
+ * How DuckDB's allocator (the jemalloc built into its library) gives memory back: pages freed 100 ms ago, and
+ * none left in jemalloc's lazily freed state (which still counts in RSS). With its default they went back 1–2 s
+ * after a statement, so the site view's queries, run back to back, each came on top of the last one's freed
+ * pages: bench:query's bursts peaked +325–418 MB over the gateway's idle RSS (DuckDB's own count of its memory
+ * between statements: 16 MB). 100 ms: +260 MB (twice, load 2.3–2.9); at once (decay 0): +215–225 MB, but every
+ * free became a syscall and every reuse a page fault: 16.8–20.2 s of CPU a burst against 14.6–16.1 s, ~250 ms
+ * of system time a query against ~70 (in-process, bench:query's 10M rows).
+ */
+export const DUCKDB_ALLOCATOR_CONF = "dirty_decay_ms:100,muzzy_decay_ms:0";
+
+let library: Promise<typeof import("@duckdb/node-api")> | null = null;
+
+/**
+ * DuckDB's library, loaded on first use: jemalloc reads DUCKDB_JE_MALLOC_CONF once, when the library loads, so
+ * it is set before (an operator's own value stands). A static import would load it at the gateway's start.
+ */
+function duckdbLibrary(): Promise<typeof import("@duckdb/node-api")> {
+  process.env["DUCKDB_JE_MALLOC_CONF"] ??= DUCKDB_ALLOCATOR_CONF;
+  return (library ??= import("@duckdb/node-api"));
 }
 
 /**
@@ -98,6 +122,7 @@ export interface QueryEngineOptions {
 export async function openDuckDB(tempDir: string, { threads, memoryLimit }: { threads: number; memoryLimit: string } = { threads: DUCKDB_THREADS, memoryLimit: DUCKDB_MEMORY_LIMIT }): Promise<DuckDBInstance> {
   // DuckDB makes its spill folder when it first spills, but not the folders above it.
   await mkdir(tempDir, { recursive: true });
+  const { DuckDBInstance } = await duckdbLibrary();
   const db = await DuckDBInstance.create(":memory:", {
     threads: String(threads),
     memory_limit: memoryLimit,
@@ -152,11 +177,15 @@ export class QueryEngine {
    */
   private instance(): Promise<DuckDBInstance> {
     if (this.closed) return Promise.reject(new Error("query engine closed"));
-    this.db ??= openDuckDB(this.options.tempDir).catch((error: unknown) => {
+    this.db ??= openDuckDB(this.options.tempDir, { threads: DUCKDB_THREADS, memoryLimit: this.memoryLimit }).catch((error: unknown) => {
       this.db = null;
       throw error;
     });
     return this.db;
+  }
+
+  private get memoryLimit(): string {
+    return this.options.memoryLimit ?? DUCKDB_MEMORY_LIMIT;
   }
 
   close(): void {
@@ -232,7 +261,7 @@ export class QueryEngine {
       const now = this.options.now();
       const range = resolveRange(plan.dateRange, timeZone, now, site.retention_days);
       const goals = await siteGoals(this.options.pool, site.id);
-      return this.withRows(site.id, plan, [range], now, visits, gone, (connection, relation) => use(connection, { plan, range, timeZone, grain: null, goals, relation }));
+      return this.withRows(site.id, plan, [range], now, visits, gone, (connection, rows) => use(connection, { plan, range, timeZone, grain: null, goals, ...rows }));
     }, gone);
   }
 
@@ -247,20 +276,20 @@ export class QueryEngine {
     now: number,
     visits: boolean,
     gone: (() => boolean) | undefined,
-    use: (connection: DuckDBConnection, relation: string) => Promise<T>,
+    use: (connection: DuckDBConnection, rows: LoadedRows) => Promise<T>,
   ): Promise<T> {
     const connection = await this.connect();
     const scratch: string[] = [];
     let watch: NodeJS.Timeout | null = null;
     try {
       await checkPatterns(connection, plan);
-      const relation = await this.loadChecked(connection, siteId, ranges, now, scratch, visits);
+      const rows = await this.loadChecked(connection, siteId, ranges, now, scratch, visits);
       // A statement whose client left stops within ~100 ms instead of holding the engine's one slot for the rest
       // of its 0.3–1.2 s (10M rows, quiet box). Not while today's rows are brought up to date above: a refresh
       // cut short is thrown away, and the next query copied the whole day again (the click's tiles then took
       // 1.7–3.1 s instead of 1.2 s in bench:explorer).
       if (gone !== undefined) watch = setInterval(() => gone() && connection.interrupt(), INTERRUPT_POLL_MS);
-      return await use(connection, relation);
+      return await use(connection, rows);
     } finally {
       if (watch !== null) clearInterval(watch);
       connection.closeSync();
@@ -279,7 +308,7 @@ export class QueryEngine {
       // Interrupted because its client left (fromDuckDB), or any failure no one will read.
       if (gone?.() === true && !(error instanceof ApiError && error.reason === "client_closed")) throw new ApiError("client_closed");
       if (isOutOfMemory(error)) {
-        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${DUCKDB_MEMORY_LIMIT}; narrow its date range, filters or dimensions`);
+        throw new ApiError("overloaded", `the query needs more memory than the query engine's ${this.memoryLimit}; narrow its date range, filters or dimensions`);
       }
       throw error;
     }
@@ -316,8 +345,8 @@ export class QueryEngine {
     gone?: () => boolean,
   ): Promise<QueryResponse> {
     const ranges = [range, ...(compared ? [compared] : [])];
-    return this.withRows(site.id, plan, ranges, now, readsVisits(plan), gone, async (connection, relation) => {
-      const ctx = { plan, range, timeZone, grain, goals, relation };
+    return this.withRows(site.id, plan, ranges, now, readsVisits(plan), gone, async (connection, rows) => {
+      const ctx = { plan, range, timeZone, grain, goals, ...rows };
       const main = await this.execute(connection, site.id, ctx, { paginate: compared === null || grain === null || plan.dimensions.length > 1 ? true : false });
       let results = main.rows;
       const labels = grain === null ? null : timeLabels(grain, range);
@@ -349,11 +378,11 @@ export class QueryEngine {
   }
 
   /** `load`, and when a Parquet file of it cannot be read, the same rows again without the damaged files. */
-  private async loadChecked(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], visits: boolean): Promise<string> {
+  private async loadChecked(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], visits: boolean): Promise<LoadedRows> {
     const loaded = await this.load(connection, siteId, ranges, now, scratch, true, visits);
     try {
       await connection.run(`select count(*) from ${loaded.relation}`);
-      return loaded.relation;
+      return loaded;
     } catch (error) {
       // A Parquet file DuckDB cannot read (truncated, damaged): drop the site's files of these days, so the
       // background job writes them again, and answer this query from PostgreSQL.
@@ -365,7 +394,7 @@ export class QueryEngine {
       if (damaged.length === 0) throw error;
       await this.options.dayFiles.discard(damaged);
       await connection.run("drop view if exists src");
-      return (await this.load(connection, siteId, ranges, now, scratch, false, visits)).relation;
+      return await this.load(connection, siteId, ranges, now, scratch, false, visits);
     }
   }
 
@@ -411,7 +440,7 @@ export class QueryEngine {
    * A temp view `src` of the enriched rows covering every range: whole UTC days (visits are cut by UTC day),
    * each from its Parquet file when it has one, else copied from PostgreSQL (consecutive such days in one COPY).
    */
-  private async load(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], useFiles: boolean, visits: boolean): Promise<{ relation: string; files: string[] }> {
+  private async load(connection: DuckDBConnection, siteId: number, ranges: readonly ResolvedRange[], now: number, scratch: string[], useFiles: boolean, visits: boolean): Promise<LoadedRows & { files: string[] }> {
     const days = new Set<number>();
     for (const r of ranges) for (let d = utcDayStart(r.fromMs); d < r.toMs && d <= now; d += DAY_MS) days.add(d);
     const sorted = [...days].sort((a, b) => a - b);
@@ -428,10 +457,10 @@ export class QueryEngine {
     // Rows of days without a file: today from the kept, sessionized copy (today-rows.ts), other days copied for
     // this query.
     const raws: string[] = [];
-    const parts: string[] = [];
+    const arms: string[] = [];
     if (days.has(today)) {
       await this.today.dropIdle(connection, now);
-      parts.push(`select * from ${await this.today.refresh(connection, siteId, now)}`);
+      arms.push(await this.today.refresh(connection, siteId, now));
     }
     for (const [i, [from, to]] of spans.entries()) {
       await connection.run(`drop table if exists raw${i}`);
@@ -441,17 +470,23 @@ export class QueryEngine {
       await connection.run(`create temp table raw${i} as select * from ${readCsvSql(csv)}`);
       raws.push(`raw${i}`);
     }
-    if (files.length > 0) parts.push(`select * from read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
+    if (files.length > 0) arms.push(`read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}])`);
     if (raws.length > 0) {
       const raw = raws.map((r) => `select * from ${r}`).join(" union all ");
       // Sessionized only when the query reads a visit column (rows.ts enrichSql); the files carry them already.
       await connection.run(`drop table if exists live; create temp table live as ${visits ? enrichSql(`(${raw})`) : withoutVisits(`(${raw})`)}`);
-      parts.push("select * from live");
+      arms.push("live");
     }
-    if (parts.length === 0) return { relation: `(${emptyRelation()})`, files };
-    await connection.run(`create or replace temp view src as ${parts.join(" union all ")}`);
-    return { relation: "src", files };
+    if (arms.length === 0) return { relation: `(${emptyRelation()})`, arms: [], files };
+    await connection.run(`create or replace temp view src as ${arms.map((a) => `select * from ${a}`).join(" union all ")}`);
+    return { relation: "src", arms, files };
   }
+}
+
+/** The rows a statement reads: the view `src` of them all, and the relations it is the union of (SqlContext.arms). */
+interface LoadedRows {
+  readonly relation: string;
+  readonly arms: readonly string[];
 }
 
 const VISIT_READING: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit", "visit:entry_page", "visit:exit_page"]);

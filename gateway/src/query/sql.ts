@@ -37,6 +37,12 @@ export interface SqlContext {
   readonly goals: readonly QueryGoal[];
   /** The relation of enriched rows to read. */
   readonly relation: string;
+  /**
+   * The relations `relation` is the union of (engine.ts load: today's table, the day files, rows copied from
+   * PostgreSQL), each holding whole UTC days no other holds. Distinct visitors are counted over each and added up
+   * (`perArm`); absent, over `relation`.
+   */
+  readonly arms?: readonly string[];
   /** What the rollups answered for this statement instead of a scan of every row (engine.ts `fromRollups`). */
   readonly fromRollups?: FromRollups;
 }
@@ -217,6 +223,34 @@ function filterSql(filter: Filter, ctx: SqlContext, p: Params, dropGoals: boolea
 /** Whether the query opens every actor (visit:actor named in a dimension or a filter). */
 export const opensActors = (plan: QueryPlan): boolean => plan.dimensions.includes("visit:actor") || filterLeaves(plan.filters).some((l) => l.dimension === "visit:actor");
 
+/**
+ * The columns of `r` (buildQuery): the row metrics, and a split visit count's one-row visits (all of them, and
+ * those whose row is a pageview). Each adds up over arms of disjoint UTC days (`perArm`).
+ */
+const ROW_COLUMNS = {
+  visitors: { count: "count(distinct visitor)::double", type: "double" },
+  pageviews: { count: "(count(*) filter (where kind = 'e' and name = 'pageview'))::double", type: "double" },
+  events: { count: "(count(*) filter (where kind = 'e'))::double", type: "double" },
+  hits: { count: "(count(*) filter (where kind = 'h'))::double", type: "double" },
+  singles: { count: "count(*) filter (where kind = 'e' and v_events = 1)", type: "bigint" },
+  single_pv: { count: "count(*) filter (where kind = 'e' and v_events = 1 and name = 'pageview')", type: "bigint" },
+} as const;
+type RowColumn = keyof typeof ROW_COLUMNS;
+
+/**
+ * The arms to count the row metrics over one by one (SqlContext.arms), or null to count the union at once. Over
+ * a UNION ALL, DuckDB's grouped count(distinct) holds what it has grouped in memory instead of spilling it: the
+ * site view's page card (distinct visitors per page over 3.4M rows, 30 days) ran out of memory at 160 and 192 MB
+ * through the union of today's table and the day files, and fits 64 MB over the day files alone, where it
+ * spills; 3M generated rows over 5,000 pages the same way at 64 MB (test/query/union-spill.test.ts). Grouping by
+ * visit (the visit metrics) spills through the union (1.5M visits in the same test), so it stays one statement
+ * over it. Each arm holds whole UTC days and a visitor's hash rotates at 00:00 UTC, so no visitor is in two
+ * arms: distinct counts add up. Rows by goal (a union of their own) are counted at once as before.
+ */
+function perArm(ctx: SqlContext, byGoal: boolean): readonly string[] | null {
+  return ctx.arms !== undefined && ctx.arms.length > 1 && !byGoal ? ctx.arms : null;
+}
+
 const ROW_METRICS: ReadonlySet<Metric> = new Set(["visitors", "pageviews", "events", "hits", "percentage", "conversion_rate", "group_conversion_rate"]);
 const VISIT_LEVEL: ReadonlySet<Metric> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit"]);
 
@@ -282,16 +316,20 @@ export function buildQuery(ctx: SqlContext, { paginate }: { paginate: boolean })
   // (10M rows, 30 days; 2.7M visits, 83 % of one row): 475,000 groups instead of 2.7M, the statement's CPU
   // 2.2–2.8 s → 1.7–1.9 s (DuckDB, 2 threads, load average 5–7).
   const split = wantsVisits && !visitConstant(plan);
-  const rowColumns: string[] = [];
-  if (wantsRows || !wantsVisits) {
-    rowColumns.push(`count(distinct visitor)::double as visitors, (count(*) filter (where kind = 'e' and name = 'pageview'))::double as pageviews,
-      (count(*) filter (where kind = 'e'))::double as events, (count(*) filter (where kind = 'h'))::double as hits`);
-  }
-  if (split) rowColumns.push("count(*) filter (where kind = 'e' and v_events = 1) as singles, count(*) filter (where kind = 'e' and v_events = 1 and name = 'pageview') as single_pv");
+  const rowColumns: RowColumn[] = [];
+  if (wantsRows || !wantsVisits) rowColumns.push("visitors", "pageviews", "events", "hits");
+  if (split) rowColumns.push("singles", "single_pv");
   if (rowColumns.length > 0) {
     // Without row metrics, only the groups where a visit counts (those of the longer visits join below).
     const having = split && !wantsRows && dims.length > 0 ? " having singles > 0" : "";
-    ctes.push(`r as (select ${withDims(rowColumns.join(", "))} from ${rows}${groupBy}${having})`);
+    // Counted per arm (`perArm`), or over the query's rows (`m`, or `g` by goal) at once.
+    const arms = perArm(ctx, hasGoalDim);
+    const grouped = arms === null ? [rows] : arms.map((arm) => `(select * from ${arm} where ${where(false)})`);
+    const counted = (from: string): string => `select ${withDims(rowColumns.map((c) => `${ROW_COLUMNS[c].count} as ${c}`).join(", "))} from ${from}${groupBy}`;
+    ctes.push(grouped.length === 1
+      ? `r as (${counted(grouped[0]!)}${having})`
+      : `r as (select ${[...cols, ...rowColumns.map((c) => `sum(${c})::${ROW_COLUMNS[c].type} as ${c}`)].join(", ")}
+        from (${grouped.map(counted).join(" union all ")})${groupBy}${having})`);
     if (!split) parts.push("r");
   }
   if (wantsVisits) {
