@@ -106,23 +106,34 @@ describe("/api/hit: per site", () => {
 describe("the limiter's memory", () => {
   it("holds at most its bucket budget however many clients there are, forgetting the longest unseen", () => {
     const buckets = new TokenBuckets(1, () => 0, 1000);
-    for (let i = 0; i < 5000; i++) buckets.take(`client-${i}`);
+    const client = (i: number) => addressId(`client-${i}`);
+    for (let i = 0; i < 5000; i++) buckets.take(client(i));
     expect(buckets.size).toBe(1000);
     // The most recent client is still remembered (its bucket is one token short), the first one was forgotten.
-    for (let i = 0; i < 29; i++) expect(buckets.take("client-4999").ok).toBe(true);
-    expect(buckets.take("client-4999").ok).toBe(false);
-    expect(buckets.take("client-0").ok).toBe(true);
+    for (let i = 0; i < 29; i++) expect(buckets.take(client(4999)).ok).toBe(true);
+    expect(buckets.take(client(4999)).ok).toBe(false);
+    expect(buckets.take(client(0)).ok).toBe(true);
     expect(MAX_BUCKETS).toBe(100_000);
   });
 
-  it("forgets a bucket not taken from since it was filed before one that was (second chance)", () => {
+  // Ids 1, 2, 3 sit in slots 1, 2, 3 of the table (id-table.ts), which the scan passes in that order from slot 0.
+  it.each([
+    { retaken: [1], forgotten: 2 },
+    { retaken: [2], forgotten: 1 },
+    { retaken: [1, 2], forgotten: 3 },
+    // All three taken again: the scan clears the three marks, comes round and forgets the first.
+    { retaken: [1, 2, 3], forgotten: 1 },
+  ])("keeps a bucket taken from since the scan last passed it (second chance): $retaken taken again, $forgotten goes", ({ retaken, forgotten }) => {
     const buckets = new TokenBuckets(1, () => 0, 3); // 30 tokens a bucket
-    for (const key of ["a", "b", "c", "a"]) buckets.take(key);
-    buckets.take("d"); // full: "a" was taken from again, so "b" goes
+    for (const key of [1, 2, 3, ...retaken]) buckets.take(key);
+    buckets.take(4); // full: one bucket goes
     expect(buckets.size).toBe(3);
-    for (let i = 0; i < 28; i++) expect(buckets.take("a").ok).toBe(true);
-    expect(buckets.take("a").ok).toBe(false);
-    for (let i = 0; i < 30; i++) expect(buckets.take("b").ok).toBe(true);
-    expect(buckets.take("b").ok).toBe(false);
+    // The forgotten one last: its take files it again, which forgets another.
+    for (const key of [1, 2, 3].filter((k) => k !== forgotten).concat(forgotten)) {
+      // A kept bucket has what it had left; a forgotten one starts full again.
+      const left = key === forgotten ? 30 : retaken.includes(key) ? 28 : 29;
+      for (let i = 0; i < left; i++) expect(buckets.take(key).ok).toBe(true);
+      expect(buckets.take(key).ok).toBe(false);
+    }
   });
 });

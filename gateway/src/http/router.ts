@@ -3,9 +3,9 @@
 // both through the one error type.
 import { STORED_TEXT_MESSAGE } from "@svc/core";
 import { ApiError } from "../errors.ts";
-import type { HttpHandler, HttpRequest, HttpResponse } from "./transport.ts";
+import type { HandlerResult, HttpHandler, HttpRequest } from "./transport.ts";
 
-export type RouteHandler = (req: HttpRequest, params: Readonly<Record<string, string>>) => Promise<HttpResponse> | HttpResponse;
+export type RouteHandler = (req: HttpRequest, params: Readonly<Record<string, string>>) => HandlerResult;
 
 /** A literal segment, or the name of a `{name}` parameter (parsed once here, not per request). */
 type Segment = { readonly literal: string } | { readonly param: string };

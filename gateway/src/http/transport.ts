@@ -107,7 +107,51 @@ export type HttpResponse =
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string | Buffer }
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly stream: (sink: StreamSink) => void };
 
-export type HttpHandler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
+/** Where a `LaterResponse` is answered: the transport's request (uws.ts) or a wrapper of its send (node.ts). */
+export interface ResponseSink {
+  answer(response: HttpResponse): void;
+}
+
+/**
+ * An answer given later without a promise: a handler returns it (or a promise of it), the transport hands it the
+ * request's sink, and the work behind it calls `answer` once, before or after that. The ingest routes answer
+ * their commit this way: a promise per request, the route's `then` and the transport's `then` with its two
+ * callbacks, all alive until the batch commits, cost ~0.2 µs a request against ~0.04 for one object answered by
+ * a method call (measured alone, 32 requests a commit; the README's "Fifth pass").
+ */
+export abstract class LaterResponse {
+  private sink: ResponseSink | null = null;
+  /** An answer given before the transport handed over its sink. */
+  private response: HttpResponse | null = null;
+  private given = false;
+
+  /** Whether `answer` was called (a later answer is not made: making it may count a rejection twice). */
+  protected get answered(): boolean {
+    return this.given;
+  }
+
+  /** Called by the transport, once. */
+  answerTo(sink: ResponseSink): void {
+    if (this.response !== null) sink.answer(this.response);
+    else this.sink = sink;
+  }
+
+  /** The answer; later calls are ignored, as a settled promise ignores them (a refused batch answers twice). */
+  protected answer(response: HttpResponse): void {
+    if (this.given) return;
+    this.given = true;
+    const sink = this.sink;
+    if (sink === null) this.response = response;
+    else {
+      this.sink = null;
+      sink.answer(response);
+    }
+  }
+}
+
+export type HandlerResult = Promise<HttpResponse | LaterResponse> | HttpResponse | LaterResponse;
+
+export type HttpHandler = (req: HttpRequest) => HandlerResult;
 
 export interface ListenOptions {
   readonly host: string;
@@ -143,13 +187,17 @@ export interface HttpTransport {
 
 /** Runs the handler for one request and sends what it answers; a throw becomes `onHandlerError`'s response. */
 export function dispatch(options: ListenOptions, request: HttpRequest, send: (response: HttpResponse) => void): void {
-  let result: Promise<HttpResponse> | HttpResponse;
+  let result: HandlerResult;
   try {
     result = options.handler(request);
   } catch (error) {
     return send(options.onHandlerError(error));
   }
-  Promise.resolve(result).then(send, (error: unknown) => send(options.onHandlerError(error)));
+  if (result instanceof LaterResponse) return result.answerTo({ answer: send });
+  Promise.resolve(result).then(
+    (response) => (response instanceof LaterResponse ? response.answerTo({ answer: send }) : send(response)),
+    (error: unknown) => send(options.onHandlerError(error)),
+  );
 }
 
 export const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);

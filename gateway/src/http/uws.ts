@@ -1,5 +1,5 @@
 import uWS from "uWebSockets.js";
-import { BODY_METHODS, BodyStream, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";
+import { BODY_METHODS, BodyStream, type HandlerResult, LaterResponse, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type ResponseSink, type StreamSink } from "./transport.ts";
 
 // Per request the transport used to make a headers callback, seven closures (finish, send, run, startStream, the
 // abort and data handlers, the cork callback) and a request object beside them. Now one object holds a request's
@@ -61,7 +61,7 @@ function writeCorked(): void {
 }
 
 /** One request and its answer: the request the router sees, and the uWS response's state. */
-class UwsExchange implements HttpRequest {
+class UwsExchange implements HttpRequest, ResponseSink {
   private parsedQuery: URLSearchParams | null = null;
   body: Buffer | null = null;
   bodyStream: BodyStream | null = null;
@@ -118,21 +118,28 @@ class UwsExchange implements HttpRequest {
     if (!("stream" in response)) this.finish();
   }
 
+  /** A handler's answer (ResponseSink, for a LaterResponse). */
+  answer(response: HttpResponse): void {
+    // An answer given before the reader took the whole body (a 401, a refused import) closes the connection:
+    // the rest of the body is never read.
+    const stream = this.bodyStream;
+    this.send(response, stream !== null && !stream.consumed);
+  }
+
   /** Runs the handler; a throw or a rejection becomes `onHandlerError`'s response. */
   run(): void {
     const options = this.server.options;
-    let result: Promise<HttpResponse> | HttpResponse;
+    let result: HandlerResult;
     try {
       result = options.handler(this);
     } catch (error) {
       return this.send(options.onHandlerError(error));
     }
-    // An answer given before the reader took the whole body (a 401, a refused import) closes the connection:
-    // the rest of the body is never read.
-    const stream = this.bodyStream;
+    // The ingest routes' answer after their commit: no promise and no `then` pair per request.
+    if (result instanceof LaterResponse) return result.answerTo(this);
     Promise.resolve(result).then(
-      (response) => this.send(response, stream !== null && !stream.consumed),
-      (error: unknown) => this.send(options.onHandlerError(error), stream !== null && !stream.consumed),
+      (response) => (response instanceof LaterResponse ? response.answerTo(this) : this.answer(response)),
+      (error: unknown) => this.answer(options.onHandlerError(error)),
     );
   }
 

@@ -1,6 +1,6 @@
 import { errorResponse } from "../errors.ts";
 import type { HttpResponse } from "../http/transport.ts";
-import { type IngestDeps, ingestEvent, ingestHits } from "../ingest/pipeline.ts";
+import { type DeliveryAnswers, type IngestDeps, ingestEvent, ingestHits } from "../ingest/pipeline.ts";
 import type { OperationRoutes } from "./operation-routes.ts";
 
 // The browser script posts cross-origin from every tracked site; only this route is open to CORS.
@@ -15,7 +15,6 @@ export const EVENT_CORS = {
 // a write into uWebSockets.js: ~0.1 µs).
 const ACCEPTED: HttpResponse = { status: 202, headers: { "access-control-allow-origin": "*" } };
 export const EVENT_ACCEPTED_HEADERS = ACCEPTED.headers!;
-const eventAccepted = (): HttpResponse => ACCEPTED;
 
 const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...EVENT_CORS } });
 
@@ -29,11 +28,15 @@ export function ingestRoutes(routes: OperationRoutes, deps: IngestDeps): void {
     countRejection(deps, error);
     return withCors(errorResponse(error));
   };
+  // The request's Delivery is its answer (a LaterResponse): 202 once its batch committed, else `rejected`.
+  const answers: DeliveryAnswers = { accepted: ACCEPTED, refused: rejected };
   routes
     .on("OPTIONS /api/event", () => ({ status: 204, headers: EVENT_CORS }))
     .on("POST /api/event", ({ req }) => {
       try {
-        return ingestEvent(req, deps).then(eventAccepted, rejected);
+        const delivery = ingestEvent(req, deps, answers);
+        // A site not in the cache yet: its look-up's promise, whose rejection (an unknown site) is answered here.
+        return delivery instanceof Promise ? delivery.catch(rejected) : delivery;
       } catch (error) {
         return rejected(error);
       }

@@ -9,7 +9,7 @@ import { OPERATIONS, type Operation, type OperationAt, type OperationKey, type S
 import type { Authenticator } from "../auth/index.ts";
 import type { Principal } from "../auth/principal.ts";
 import { Router } from "../http/router.ts";
-import type { HttpRequest, HttpResponse } from "../http/transport.ts";
+import type { HandlerResult, HttpRequest, HttpResponse } from "../http/transport.ts";
 import { type SiteOperationKey, type SiteRequest, type SiteScope, type SiteScopeOptions, isSiteScoped, siteScoped } from "./site-scope.ts";
 
 /** What an operation's `query` or `body` Schema decodes to; undefined for an operation without one. */
@@ -30,10 +30,10 @@ export interface OperationRequest<K extends OperationKey> {
   body(): DecodedInput<K, "body">;
 }
 
-export type OperationHandler<K extends OperationKey> = (request: OperationRequest<K>) => Promise<HttpResponse> | HttpResponse;
+export type OperationHandler<K extends OperationKey> = (request: OperationRequest<K>) => HandlerResult;
 
 // Stored without its key's types: `router()` builds each request from the operation the key named.
-type AnyHandler = (request: OperationRequest<OperationKey>) => Promise<HttpResponse> | HttpResponse;
+type AnyHandler = (request: OperationRequest<OperationKey>) => HandlerResult;
 
 interface Binding {
   readonly handler: AnyHandler;
@@ -115,3 +115,4 @@ export class OperationRoutes {
     }
   }
 }
+
