@@ -37,6 +37,7 @@ import { type Filter, type Metric, type QueryPlan, filterLeaves, isLeaf, isTimeD
 import { type FromRollups, type QueryGoal, type SqlContext, buildQuery, opensActors } from "./sql.ts";
 import { copyRawRows, enrichSql, readCsvSql, withoutVisits } from "./rows.ts";
 import { TodayRows, type TodayRowsOptions } from "./today-rows.ts";
+import { removeUntouchedFiles } from "./temp-files.ts";
 import { operatorOf } from "../read/reports.ts";
 import { rollupRows, rollupServes } from "./rollup-path.ts";
 import { SettledCache } from "../read/settled-cache.ts";
@@ -177,7 +178,8 @@ export class QueryEngine {
    */
   private instance(): Promise<DuckDBInstance> {
     if (this.closed) return Promise.reject(new Error("query engine closed"));
-    this.db ??= openDuckDB(this.options.tempDir, { threads: DUCKDB_THREADS, memoryLimit: this.memoryLimit }).catch((error: unknown) => {
+    const tempDir = this.options.tempDir;
+    this.db ??= removeUntouchedFiles(tempDir, (name) => SCRATCH_FILE.test(name), ABANDONED_SCRATCH_MS).then(() => openDuckDB(tempDir, { threads: DUCKDB_THREADS, memoryLimit: this.memoryLimit })).catch((error: unknown) => {
       this.db = null;
       throw error;
     });
@@ -482,6 +484,15 @@ export class QueryEngine {
     return { relation: "src", arms, files };
   }
 }
+
+/**
+ * A query's CSV copy of PostgreSQL rows (`load`) is removed when the query ends; one untouched this long was left
+ * by a crash (a copy is written in seconds: ~1.3 s for a busy day), and another gateway sharing the data directory
+ * has none this old. Without this, each crash mid-query left up to a day's rows as CSV in the temp directory.
+ */
+const ABANDONED_SCRATCH_MS = 10 * 60_000;
+const SCRATCH_FILE = /^rows-[0-9a-f-]+\.csv$/;
+
 
 /** The rows a statement reads: the view `src` of them all, and the relations it is the union of (SqlContext.arms). */
 interface LoadedRows {

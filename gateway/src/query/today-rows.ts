@@ -18,12 +18,13 @@
 // memory: stored compressed, a busy site's day holds ~13 MB of DuckDB's buffers instead of ~117 MB, and they may
 // be evicted under the engine's memory limit. Its whole-day copy is staged there too (95 MB in memory before).
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { DAY_MS, utcDayStart } from "@svc/core";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type pg from "pg";
 import { RAW_COLUMNS, copyRawRows, enrichSql, readCsvSql } from "./rows.ts";
+import { removeUntouchedFiles } from "./temp-files.ts";
 
 /** Rows younger than this may still be committing when a refresh runs (batches commit within ms; retries within seconds). */
 const IN_FLIGHT_MS = 60_000;
@@ -52,14 +53,11 @@ const ABANDONED_FILE_MS = DAY_MS;
 const TODAY_FILE = /^today-rows-(\d+)\.duckdb(\.wal)?$/;
 
 /** Removes other processes' today files (and their WALs) untouched for ABANDONED_FILE_MS of real time. */
-async function removeAbandonedFiles(tempDir: string): Promise<void> {
-  for (const name of await readdir(tempDir).catch(() => [] as string[])) {
+function removeAbandonedFiles(tempDir: string): Promise<void> {
+  return removeUntouchedFiles(tempDir, (name) => {
     const m = TODAY_FILE.exec(name);
-    if (m === null || Number(m[1]) === process.pid) continue;
-    const file = path.join(tempDir, name);
-    const touched = await stat(file).then((s) => s.mtimeMs, () => null);
-    if (touched !== null && Date.now() - touched > ABANDONED_FILE_MS) await rm(file, { force: true });
-  }
+    return m !== null && Number(m[1]) !== process.pid;
+  }, ABANDONED_FILE_MS);
 }
 
 /** The attached DuckDB database holding today's tables (TodayRows.file in the temp directory). */

@@ -195,6 +195,24 @@ it("removes the today files crashed processes left (untouched for a day), never 
   }
 });
 
+it("the engine's first query removes the CSV copies a crashed query left (untouched for 10 minutes), never a running one's", async () => {
+  const dir = path.join(h.dataDir, "scratch-abandoned");
+  await mkdir(dir, { recursive: true });
+  const crashed = "rows-6f1c0a52-1d7e-4c55-9a1e-3b0f2f8e0a11.csv";
+  const running = "rows-0c9e7a10-5b2d-4f0a-8e77-1a2b3c4d5e6f.csv";
+  const other = "notes.csv";
+  for (const name of [crashed, running, other]) await writeFile(path.join(dir, name), "x");
+  const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
+  for (const name of [crashed, other]) await utimes(path.join(dir, name), elevenMinutesAgo, elevenMinutesAgo);
+  const engine = await QueryEngine.open({ pool: h.pool, now: h.clock.now, tempDir: dir, dayFiles: new DayFiles(h.dataDir), flushRollups: () => h.gateway.rollups.flushBeforeRead() });
+  try {
+    await engine.checkFilters(parseQuery({ site_id: "today.example", date_range: "day", metrics: ["visitors"] }));
+    expect((await readdir(dir)).filter((n) => n.endsWith(".csv")).sort()).toEqual([other, running].sort());
+  } finally {
+    engine.close();
+  }
+});
+
 it("the engine counts a row imported into today at the next query, though the last check's verdict still stands", async () => {
   // A verdict of 10 minutes: it stands throughout, however slow the box.
   // Queries of the engine at the harness's clock, on a day of their own (the tests above wrote other days).
