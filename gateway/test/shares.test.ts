@@ -483,6 +483,26 @@ describe("a filtered link in a half-hour zone", () => {
       h.clock.set(started);
     }
   });
+
+  it("buckets an hours window's series by UTC hour, as the owner's rollups do, not by the zone's half-hour-off local hours", async () => {
+    const started = h.clock.now();
+    try {
+      // 15:50 and 16:10 in Kolkata: both in the UTC hour 10:00, in two local hours there.
+      for (const [at, n] of [["2026-11-23T10:20:00Z", 94], ["2026-11-23T10:20:00Z", 95], ["2026-11-23T10:40:00Z", 96]] as const) {
+        h.clock.set(at);
+        await visit("/hourly", person(n), "", HALF_HOUR);
+      }
+      h.clock.set("2026-11-23T12:05:00Z");
+      const { token } = await share({ filters: [["contains", "event:page", ["hourly"]]] }, HALF_HOUR);
+      const shared = (await get(`/api/share/${token}/stats?hours=24`)).json;
+      const owner = (await call(h.base, "GET", `/api/sites/${HALF_HOUR}/stats?hours=24`, { headers: readKey })).json;
+      const visitors = (series: Array<{ visitors: number }>) => series.map((p) => p.visitors);
+      expect(visitors(shared.series)).toEqual(visitors(owner.series));
+      expect(visitors(shared.series).filter((v) => v > 0)).toEqual([3]);
+    } finally {
+      h.clock.set(started);
+    }
+  });
 });
 
 describe("privacy", () => {

@@ -8,7 +8,7 @@ import type { ActorChoice } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
 import { ApiError } from "../errors.ts";
 import { isoInZone } from "../query/date-range.ts";
-import { type QueryEngine, siteTimeZone } from "../query/engine.ts";
+import type { QueryEngine } from "../query/engine.ts";
 import { aiPanel, breakdownRow, statsGrain, statsResponse, windowEcho } from "../read/reports.ts";
 import type { AiRow, AiSlice } from "../read/rollup-reads.ts";
 import { type ReadWindow, engineWindowRange, windowBuckets } from "../read/window.ts";
@@ -44,17 +44,19 @@ const run = ({ engine, site, filters, window, gone }: FilteredRead, rest: Record
 export async function filteredStats(read: FilteredRead): Promise<typeof StatsResponse.Type> {
   const { site, window: w } = read;
   const grain = statsGrain(w);
-  const timeZone = siteTimeZone(site);
+  // An hour bucket is a UTC hour, as the rollups key the owner's series: asked in UTC, the engine's hours are the
+  // same (in a half-hour zone its local hours straddle them: Kolkata's 15:00–16:00 is 09:30–10:30 UTC).
+  const hourly = grain === "hour";
   const [now, before, series] = await Promise.all([
     run(read, { date_range: engineWindowRange(w, "current"), metrics: METRICS }),
     run(read, { date_range: engineWindowRange(w, "prior"), metrics: METRICS }),
-    run(read, { date_range: engineWindowRange(w, "current"), metrics: METRICS, dimensions: [grain === "hour" ? "time:hour" : "time:day"] }),
+    run(hourly ? { ...read, site: { ...site, time_zone: "UTC" } as SiteRecord } : read, { date_range: engineWindowRange(w, "current"), metrics: METRICS, dimensions: [hourly ? "time:hour" : "time:day"] }),
   ]);
-  // The engine labels buckets in the site's zone ("YYYY-MM-DD HH:00:00" or "YYYY-MM-DD"); the series keys them by their instant.
+  // The engine labels buckets "YYYY-MM-DD HH:00:00" (UTC here) or "YYYY-MM-DD" (the site's zone); the series keys them by their instant.
   const byLabel = new Map(series.results.map((r) => [r.dimensions[0]!, r.metrics]));
   // A day bucket is the window's i-th local day (its start, the UTC hour holding a half-hour zone's midnight,
   // reads as the day before there).
-  const label = (t: number, i: number) => (grain === "hour" ? `${isoInZone(t, timeZone).slice(0, 13).replace("T", " ")}:00:00` : addDays(w.from, i));
+  const label = (t: number, i: number) => (hourly ? `${isoInZone(t, "UTC").slice(0, 13).replace("T", " ")}:00:00` : addDays(w.from, i));
   const perBucket = new Map<number, Counts>();
   windowBuckets(w, grain).forEach((t, i) => perBucket.set(t, counts(byLabel.get(label(t, i)))));
   return statsResponse(site.id, read.actor, w, {
