@@ -1,4 +1,5 @@
-// `npm run bench:commit-cycle [-- --against OTHER_CHECKOUT --rounds 4]`: the Effect work of one group commit's
+// `npm run bench:commit-cycle [-- --against OTHER_CHECKOUT --rounds 4 --commits 20000 --sites 1 --suspensions]`:
+// the Effect work of one group commit's
 // cycle, in process, CPU time per commit (gateway/README.md "Sixth pass"). The real GroupCommitWriter and the
 // real SiteLane loop of each checkout, with what is not theirs left out: the commit resolves in a later
 // macrotask (as a PostgreSQL socket read does), the lane's day is ready and its `process` builds the
@@ -14,10 +15,12 @@ import { pathToFileURL } from "node:url";
 import type { Effect, Fiber } from "effect";
 import { build } from "esbuild";
 
-const { values: args } = parseArgs({ options: { against: { type: "string" }, rounds: { type: "string", default: "4" }, clients: { type: "string", default: "72" }, commits: { type: "string", default: "20000" }, suspensions: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { against: { type: "string" }, rounds: { type: "string", default: "4" }, clients: { type: "string", default: "72" }, commits: { type: "string", default: "20000" }, suspensions: { type: "boolean", default: false }, sites: { type: "string", default: "1" } } });
 const ROUNDS = Number(args.rounds);
 const CLIENTS = Number(args.clients);
 const COMMITS = Number(args.commits);
+// `--sites N`: the clients spread over N lanes (one site each), all handing over to the one writer.
+const SITES = Number(args.sites);
 
 interface Checkout {
   readonly name: string;
@@ -47,8 +50,8 @@ async function load(root: string, name: string): Promise<Checkout> {
   return { name, writer: m.m0, pending: m.m1, lane: m.m2, faults: m.m3, log: m.m4, Effect: m.Effect, Fiber: m.Fiber };
 }
 
-/** CPU µs per commit and rows per commit of `COMMITS` commits through one checkout's writer and lane. */
-async function cycle(c: Checkout): Promise<{ us: number; rows: number; batches: number }> {
+/** CPU µs, rows and hand-overs per commit of `COMMITS` commits through one checkout's writer and lanes. */
+async function cycle(c: Checkout): Promise<{ us: number; rows: number; handOvers: number; batches: number }> {
   const { Effect, Fiber } = c;
   const writer = new c.writer.GroupCommitWriter({
     pool: null as never,
@@ -64,47 +67,53 @@ async function cycle(c: Checkout): Promise<{ us: number; rows: number; batches: 
     onCommitted: () => undefined,
   });
   const deps = { clock: { now: () => Date.now() }, writer, faults: new c.faults.FaultInjector(), ownership: null } as never;
-  const lane = new c.lane.SiteLane(1, 1000, deps);
-  // The lane's own work (hashing, counting) is measured elsewhere: only its loop runs here.
-  const bare = lane as unknown as { dayReady: () => boolean; process: (messages: readonly { done: () => void }[]) => unknown };
-  bare.dayReady = () => true;
-  bare.process = (messages) => ({
-    siteId: 1, valid: () => true, events: messages as never, hits: [], rollups: [], hour: 0,
-    committed: () => { for (const m of messages) m.done(); },
-    failed: (error: unknown) => { throw error; },
-    requests: () => [],
+  const lanes = Array.from({ length: SITES }, (_, i) => {
+    const lane = new c.lane.SiteLane(i + 1, 1000, deps);
+    // The lane's own work (hashing, counting) is measured elsewhere: only its loop runs here.
+    const bare = lane as unknown as { dayReady: () => boolean; process: (messages: readonly { done: () => void }[]) => unknown };
+    bare.dayReady = () => true;
+    bare.process = (messages) => ({
+      siteId: i + 1, valid: () => true, events: messages as never, hits: [], rollups: [], hour: 0,
+      committed: () => { for (const m of messages) m.done(); },
+      failed: (error: unknown) => { throw error; },
+      requests: () => [],
+    });
+    return lane;
   });
   const writerFiber = Effect.runFork(writer.loop());
-  const laneFiber = Effect.runFork(lane.loop());
+  const laneFibers = lanes.map((lane) => Effect.runFork(lane.loop()));
   let started = 0;
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finished = resolve));
   // One object per request and no closure: the driver's own cost stays out of the figure.
   class Request {
     readonly rows = [];
+    constructor(readonly site: number) {}
     done(): void {
-      if (writer.stats.batches < COMMITS) setImmediate(client);
+      if (writer.stats.batches < COMMITS) setImmediate(client, this.site);
       else finished();
     }
   }
-  const client = () => {
+  const client = (site: number) => {
     started++;
-    lane.offer(new Request());
+    lanes[site]!.offer(new Request(site));
   };
   // Warm-up, then the measured commits.
-  for (let i = 0; i < CLIENTS; i++) setImmediate(client);
+  for (let i = 0; i < CLIENTS; i++) setImmediate(client, i % SITES);
   while (writer.stats.batches < 2000) await new Promise((r) => setTimeout(r, 5));
   const batches = writer.stats.batches;
   const startedBefore = started;
+  const submissions = writer.stats.submissions;
   const before = process.cpuUsage();
   await done;
   const used = process.cpuUsage(before);
   const commits = writer.stats.batches - batches;
-  await Effect.runPromise(lane.end());
+  const handOvers = writer.stats.submissions - submissions;
+  for (const lane of lanes) await Effect.runPromise(lane.end());
   await new Promise((r) => setTimeout(r, 20));
   await Effect.runPromise(writer.end());
-  await Effect.runPromise(Effect.all([Fiber.await(writerFiber), Fiber.await(laneFiber)]));
-  return { us: (used.user + used.system) / commits, rows: (started - startedBefore) / commits, batches: writer.stats.batches };
+  await Effect.runPromise(Effect.all([writerFiber, ...laneFibers].map((f) => Fiber.await(f))));
+  return { us: (used.user + used.system) / commits, rows: (started - startedBefore) / commits, handOvers: handOvers / commits, batches: writer.stats.batches };
 }
 
 // `--suspensions`: counts the fibers' suspensions instead of timing (Effect gives each suspended fiber an
@@ -119,10 +128,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   const parts: string[] = [];
   for (const c of other ? [other, self] : [self]) {
     const before = suspensions;
-    const { us, rows, batches } = await cycle(c);
+    const { us, rows, handOvers, batches } = await cycle(c);
     parts.push(args.suspensions
-      ? `${c.name} ${((suspensions - before) / batches).toFixed(2)} fiber suspensions a commit (${rows.toFixed(1)} rows)`
-      : `${c.name} ${us.toFixed(1)} µs a commit (${rows.toFixed(1)} rows)`);
+      ? `${c.name} ${((suspensions - before) / batches).toFixed(2)} fiber suspensions a commit (${rows.toFixed(1)} rows, ${handOvers.toFixed(2)} hand-overs)`
+      : `${c.name} ${us.toFixed(1)} µs a commit (${rows.toFixed(1)} rows, ${handOvers.toFixed(2)} hand-overs)`);
   }
   console.log(`round ${round}: ${parts.join(" · ")}`);
 }
