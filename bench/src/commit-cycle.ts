@@ -1,7 +1,6 @@
 // `npm run bench:commit-cycle [-- --against OTHER_CHECKOUT --rounds 4 --commits 20000 --sites 1 --suspensions]`:
-// the Effect work of one group commit's
-// cycle, in process, CPU time per commit (gateway/README.md "Sixth pass"). The real GroupCommitWriter and the
-// real SiteLane loop of each checkout, with what is not theirs left out: the commit resolves in a later
+// the Effect work of one group commit's cycle, in process, CPU time per commit (gateway/README.md "Sixth pass").
+// The real GroupCommitWriter and the real SiteLane loop of each checkout, with what is not theirs left out: the commit resolves in a later
 // macrotask (as a PostgreSQL socket read does), the lane's day is ready and its `process` builds the
 // submission without hashing or counting, and 72 clients each offer a new message in its own macrotask once
 // their previous one is answered (as uWebSockets.js callbacks do), so commits carry ~36 rows as in the
