@@ -132,12 +132,15 @@ export class GroupCommitWriter {
 
   /**
    * For a site lane before it takes its mailbox: waits for the next commit to settle while the commit slots are
-   * full or a hand-over is still queued (the loop is about to start a commit with it). Under load the lane's
-   * rows then arrive while it waits here and it takes them all when the commit settles: one resume of the
-   * lane per commit, where waiting for the first row and then for the slot (`awaitCapacity`) made two.
+   * full, or while a hand-over is queued that the loop, resumed right after the lanes by the same settle, commits
+   * next. Under load the lane's rows then arrive while it waits here and it takes them all at the next settle:
+   * one resume of the lane per commit, where waiting for the first row and then for the slot (`awaitCapacity`)
+   * made two. An idle loop (gathering for `flushMs` after a quiet spell) is not waited for: rows arriving in
+   * its gather still join that batch.
    */
   awaitTurn(): Effect.Effect<void> {
-    return this.running.size < this.options.inFlight && Queue.sizeUnsafe(this.queue) === 0 ? Effect.void : this.settleOf(this.laneWaiters);
+    const next = this.running.size >= this.options.inFlight || (this.loopWaiter !== null && Queue.sizeUnsafe(this.queue) > 0);
+    return next ? this.settleOf(this.laneWaiters) : Effect.void;
   }
 
   /** Resumes at the next settle of a commit (an interrupted waiter's callback is ignored by Effect). */
