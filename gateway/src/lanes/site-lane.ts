@@ -198,10 +198,15 @@ export class SiteLane {
     const self = this;
     return Effect.gen(function* () {
       while (true) {
+        // Under load the next hand-over's rows arrive while a commit runs: the lane waits for that commit first
+        // and then takes them, without a wait for them (writer.awaitTurn). When the mailbox was empty (low load)
+        // the first row wakes the lane, which then waits for a commit slot as before.
+        yield* self.deps.writer.awaitTurn();
+        const waited = Queue.sizeUnsafe(self.mailbox) === 0;
         const taken = yield* Effect.result(Queue.takeAll(self.mailbox));
         if (taken._tag === "Failure") return;
         self.inHand = taken.success;
-        yield* self.deps.writer.awaitCapacity();
+        if (waited) yield* self.deps.writer.awaitCapacity();
         // What arrived while waiting for a commit slot joins this hand-over; nothing did (low load): no Queue.clear
         // effect to run (~0.2 µs a turn in a tight loop, each yield of a lane turn about as much).
         const messages = (self.inHand = Queue.sizeUnsafe(self.mailbox) === 0 ? taken.success : taken.success.concat(yield* Queue.clear(self.mailbox)));

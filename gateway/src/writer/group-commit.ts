@@ -98,6 +98,14 @@ export class GroupCommitWriter {
   private lastSettledAt = -Infinity;
   /** Submissions taken from the queue by the loop and not yet handed to a commit: failed if the loop crashes. */
   private inHand: Submission[] = [];
+  /**
+   * Who waits for a commit to settle: the site lanes, resumed first so that their hand-overs are queued when
+   * the batching loop, resumed last, takes the queue (one resume of the loop per commit, not one by the
+   * settle and one by the first hand-over after it). Callbacks rather than `Promise.race` over the commits in
+   * flight: a fiber waiting here is resumed in the settle's own turn, with no promise made per wait.
+   */
+  private readonly laneWaiters: Array<() => void> = [];
+  private loopWaiter: (() => void) | null = null;
   readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, isolatedBatches: 0, refusedRequests: 0, retries: 0, backlog: 0, lastCommitMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
@@ -119,7 +127,35 @@ export class GroupCommitWriter {
    */
   awaitCapacity(): Effect.Effect<void> {
     // Decided when called (the lane yields it at once): no Effect.suspend to run per lane turn.
-    return this.running.size < this.options.inFlight ? Effect.void : Effect.promise(() => Promise.race(this.running.values()));
+    return this.running.size < this.options.inFlight ? Effect.void : this.settleOf(this.laneWaiters);
+  }
+
+  /**
+   * For a site lane before it takes its mailbox: waits for the next commit to settle while the commit slots are
+   * full, or while a hand-over is queued that the loop, resumed right after the lanes by the same settle, commits
+   * next. Under load the lane's rows then arrive while it waits here and it takes them all at the next settle:
+   * one resume of the lane per commit, where waiting for the first row and then for the slot (`awaitCapacity`)
+   * made two. An idle loop (gathering for `flushMs` after a quiet spell) is not waited for: rows arriving in
+   * its gather still join that batch.
+   */
+  awaitTurn(): Effect.Effect<void> {
+    const next = this.running.size >= this.options.inFlight || (this.loopWaiter !== null && Queue.sizeUnsafe(this.queue) > 0);
+    return next ? this.settleOf(this.laneWaiters) : Effect.void;
+  }
+
+  /** Resumes at the next settle of a commit (an interrupted waiter's callback is ignored by Effect). */
+  private settleOf(waiters: Array<() => void>): Effect.Effect<void> {
+    return Effect.callback<void>((resume) => {
+      waiters.push(() => resume(Effect.void));
+    });
+  }
+
+  /** A commit settled: the lanes waiting for it run first, then the batching loop (see `laneWaiters`). */
+  private settled(): void {
+    for (const resume of this.laneWaiters.splice(0)) resume();
+    const loop = this.loopWaiter;
+    this.loopWaiter = null;
+    loop?.();
   }
 
   /** Start of the UTC hour of the oldest row handed over and not yet committed, or null. */
@@ -145,6 +181,8 @@ export class GroupCommitWriter {
     const lost = this.inHand;
     this.inHand = [];
     for (const s of lost) this.answerSubmission(s, error);
+    // The lanes that waited for these hand-overs' commit (awaitTurn) wait for no commit now.
+    for (const resume of this.laneWaiters.splice(0)) resume();
   }
 
   /** The batching loop; supervised by the writer's layer, which restarts it after a crash. */
@@ -154,7 +192,9 @@ export class GroupCommitWriter {
     return Effect.gen(function* () {
       while (true) {
         if (self.running.size >= maxInFlight || self.failing) {
-          yield* Effect.promise(() => Promise.race(self.running.values()));
+          yield* Effect.callback<void>((resume) => {
+            self.loopWaiter = () => resume(Effect.void);
+          });
           continue;
         }
         // Idle means nothing ran for a while: right after a commit the site lanes are already handing over
@@ -178,6 +218,7 @@ export class GroupCommitWriter {
           self.commit(id, pending).finally(() => {
             self.running.delete(id);
             self.lastSettledAt = performance.now();
+            self.settled();
           }),
         );
       }
