@@ -40,14 +40,16 @@ function stageOfSource(file: string, fn: string): Stage | null {
 }
 
 /** Source file of each bundle line, from esbuild's `// path` comments. */
-function bundleFiles(bundle: string): (line: number) => string | null {
+export function bundleFiles(bundle: string): (line: number) => string | null {
   const starts: number[] = [];
   const files: string[] = [];
   fs.readFileSync(bundle, "utf8").split("\n").forEach((text, i) => {
-    const m = /^\/\/ ((?:node_modules|gateway|core)\/\S+\.(?:js|ts|mjs|cjs))$/.exec(text);
+    // Relative to where esbuild ran: the repo root (`gateway/src/…`, launchGateway's build) or gateway/
+    // (`src/…`, `../core/…`: `npm run build:gateway`), both read as from the root.
+    const m = /^\/\/ ((?:\.\.\/)*(?:node_modules|gateway|core|src)\/\S+\.(?:js|ts|mjs|cjs))$/.exec(text);
     if (m) {
       starts.push(i + 1);
-      files.push(m[1]!);
+      files.push(m[1]!.replace(/^(?:\.\.\/)+/, "").replace(/^src\//, "gateway/src/"));
     }
   });
   return (line) => {
