@@ -1,24 +1,57 @@
-// `npm run bench:copy`: ns per row of the COPY line encoders, the writer's hottest code (every ingested row
-// goes through one). Compares, on the same rows, the encoders generated from the column tables
-// (gateway/src/writer/copy-text.ts) with the hand-written concatenation they replaced and with a plain loop
-// over the columns, after checking that all three write the same bytes.
+// `npm run bench:copy`: ns per row of the COPY encoders, the writer's hottest code (every ingested row goes
+// through one): rows → the bytes of a batch's CopyData. Compares, on the same rows, the byte encoders generated
+// from the column tables (gateway/src/writer/copy-text.ts), the same written by hand, and the string encoders
+// they replaced (fields concatenated per line, lines per batch, then measured and written into the message's
+// buffer as copy-batch.ts did), after checking that all three write the same bytes.
 //
 //   npm run bench:copy -- --rows 20000 --rounds 15
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
-import { COPY_CODECS, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-text.ts";
-import { type ColumnTable, EVENT_COLUMNS, type EventRow, HIT_COLUMNS, type HitRow } from "../../gateway/src/storage/rows.ts";
+import { CopyBytes, copyText, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-text.ts";
+import { type EventRow, type HitRow, type PropValue } from "../../gateway/src/storage/rows.ts";
 
 const { values: args } = parseArgs({
-  options: { rows: { type: "string", default: "20000" }, rounds: { type: "string", default: "15" } },
+  options: { rows: { type: "string", default: "20000" }, rounds: { type: "string", default: "15" }, batch: { type: "string", default: "38" } },
 });
 const ROWS = Number(args.rows);
 const ROUNDS = Number(args.rounds);
+// Rows per batch (one CopyBytes each, as a commit has): 38 is the bench's batch at 64 connections.
+const BATCH = Number(args.batch);
 
-const { int, text, nullableText, timestamp, bytea, jsonb } = COPY_CODECS;
+// The byte encoders written by hand: what the generated ones must match.
+function handEventLine(o: CopyBytes, r: EventRow): void {
+  o.int(r.site_id); o.tab(); o.timestamp(r.ts); o.tab(); o.text(r.name); o.tab(); o.text(r.page); o.tab();
+  o.nullableText(r.hostname); o.tab(); o.nullableText(r.referrer_host); o.tab(); o.nullableText(r.source); o.tab();
+  o.text(r.channel); o.tab(); o.nullableText(r.utm_source); o.tab(); o.nullableText(r.utm_medium); o.tab();
+  o.nullableText(r.utm_campaign); o.tab(); o.nullableText(r.utm_term); o.tab(); o.nullableText(r.utm_content); o.tab();
+  o.nullableText(r.country); o.tab(); o.text(r.device); o.tab(); o.nullableText(r.browser); o.tab(); o.nullableText(r.os); o.tab();
+  o.int(r.screen_width); o.tab(); o.text(r.actor); o.tab(); o.nullableText(r.ai_name); o.tab(); o.text(r.rule); o.tab();
+  o.bytea(r.visitor_hash); o.tab(); o.jsonb(r.props); o.tab(); o.nullableText(r.own_referrer_host); o.tab();
+  o.nullableText(r.browser_version); o.tab(); o.nullableText(r.os_version); o.newline();
+}
 
-// The encoders as written by hand before the column tables (commit e7818b3).
-function handEventLine(r: EventRow): string {
+function handHitLine(o: CopyBytes, r: HitRow): void {
+  o.int(r.site_id); o.tab(); o.timestamp(r.ts); o.tab(); o.text(r.method); o.tab(); o.text(r.page); o.tab(); o.int(r.status); o.tab();
+  o.nullableText(r.referrer_host); o.tab(); o.nullableText(r.source); o.tab(); o.text(r.channel); o.tab();
+  o.nullableText(r.utm_source); o.tab(); o.nullableText(r.utm_medium); o.tab(); o.nullableText(r.utm_campaign); o.tab();
+  o.nullableText(r.utm_term); o.tab(); o.nullableText(r.utm_content); o.tab(); o.nullableText(r.country); o.tab();
+  o.text(r.device); o.tab(); o.nullableText(r.browser); o.tab(); o.nullableText(r.os); o.tab(); o.text(r.actor); o.tab();
+  o.nullableText(r.ai_name); o.tab(); o.text(r.rule); o.tab(); o.bytea(r.visitor_hash); o.tab(); o.nullableText(r.browser_version); o.tab();
+  o.nullableText(r.os_version); o.newline();
+}
+
+// The string encoders before (commit 425cc30), their codecs as they were.
+const NULL = "\\N";
+const nullableText = (v: string | null): string => (v === null ? NULL : copyText(v));
+const int = (v: number | null): string => (v === null ? NULL : String(v));
+let lastMs = Number.NaN;
+let lastIso = "";
+const timestamp = (ms: number): string => (ms === lastMs ? lastIso : ((lastMs = ms), (lastIso = new Date(ms).toISOString())));
+const bytea = (v: Buffer): string => "\\\\x" + v.toString("hex");
+const jsonb = (p: Record<string, PropValue> | null): string => (p === null ? NULL : copyText(JSON.stringify(p)));
+const text = copyText;
+
+function stringEventLine(r: EventRow): string {
   return (
     int(r.site_id) + "\t" + timestamp(r.ts) + "\t" + text(r.name) + "\t" + text(r.page) + "\t" +
     nullableText(r.hostname) + "\t" + nullableText(r.referrer_host) + "\t" + nullableText(r.source) + "\t" +
@@ -31,7 +64,7 @@ function handEventLine(r: EventRow): string {
   );
 }
 
-function handHitLine(r: HitRow): string {
+function stringHitLine(r: HitRow): string {
   return (
     int(r.site_id) + "\t" + timestamp(r.ts) + "\t" + text(r.method) + "\t" + text(r.page) + "\t" + int(r.status) + "\t" +
     nullableText(r.referrer_host) + "\t" + nullableText(r.source) + "\t" + text(r.channel) + "\t" +
@@ -43,33 +76,40 @@ function handHitLine(r: HitRow): string {
   );
 }
 
-// The generic alternative: encoders looked up per column at run time.
-function loopLine(columns: ColumnTable): (row: Record<string, unknown>) => string {
-  const names = Object.keys(columns);
-  const encoders = names.map((name) => {
-    const { codec, nullable } = columns[name]!;
-    return (codec === "text" && nullable === true ? nullableText : COPY_CODECS[codec]) as (value: unknown) => string;
-  });
-  return (row) => {
-    let line = encoders[0]!(row[names[0]!]);
-    for (let i = 1; i < names.length; i++) line += "\t" + encoders[i]!(row[names[i]!]);
-    return line + "\n";
+/** Batches of `BATCH` rows, each into its own buffer, as the writer's commits are; the batches' bytes joined for the check. */
+function inBatches<T>(encode: (rows: readonly T[]) => Buffer): (rows: readonly T[]) => Buffer {
+  return (rows) => {
+    const out: Buffer[] = [];
+    for (let at = 0; at < rows.length; at += BATCH) out.push(encode(rows.slice(at, at + BATCH)));
+    return Buffer.concat(out);
   };
 }
 
-function encodeWith<T>(line: (row: T) => string): (rows: readonly T[]) => string {
+function bytesWith<T>(line: (o: CopyBytes, row: T) => void): (rows: readonly T[]) => Buffer {
   return (rows) => {
-    let out = "";
-    for (const row of rows) out += line(row);
+    const out = new CopyBytes();
+    for (const row of rows) line(out, row);
+    return out.written();
+  };
+}
+
+// The string path as the writer ran it: a batch's lines joined by `+=`, then measured and written into the message.
+function stringWith<T>(line: (row: T) => string): (rows: readonly T[]) => Buffer {
+  return (rows) => {
+    let text = "";
+    for (const row of rows) text += line(row);
+    const out = Buffer.allocUnsafe(Buffer.byteLength(text));
+    out.write(text, 0);
     return out;
   };
 }
 
-// Rows shaped like the ingest's: about half the optional columns set, some props, a few strings to escape.
+// Rows shaped like the ingest's: about half the optional columns set, some props, a few strings to escape, one time
+// stamp a batch (a site lane stamps a hand-over with one time).
 const PAGES = ["/", "/pricing", "/docs/getting-started", "/blog/2026/11/why-cookieless", "/search?q=a\tb", "/über"];
 function events(n: number): EventRow[] {
   return Array.from({ length: n }, (_, i) => ({
-    site_id: 1 + (i % 7), ts: Date.UTC(2026, 10, 21, 8) + i * 37, name: i % 9 === 0 ? "Signup" : "pageview",
+    site_id: 1 + (i % 7), ts: Date.UTC(2026, 10, 21, 8) + Math.floor(i / BATCH) * 37, name: i % 9 === 0 ? "Signup" : "pageview",
     page: PAGES[i % PAGES.length]!, hostname: "example.com", referrer_host: i % 3 === 0 ? "www.google.com" : null,
     source: i % 3 === 0 ? "Google" : null, channel: i % 3 === 0 ? "search" : "direct",
     utm_source: i % 5 === 0 ? "newsletter" : null, utm_medium: i % 5 === 0 ? "email" : null, utm_campaign: i % 5 === 0 ? "nov" : null,
@@ -81,7 +121,7 @@ function events(n: number): EventRow[] {
 }
 function hits(n: number): HitRow[] {
   return Array.from({ length: n }, (_, i) => ({
-    site_id: 1 + (i % 7), ts: Date.UTC(2026, 10, 21, 8) + i * 41, method: "GET", page: PAGES[i % PAGES.length]!, status: i % 13 === 0 ? 404 : 200,
+    site_id: 1 + (i % 7), ts: Date.UTC(2026, 10, 21, 8) + Math.floor(i / BATCH) * 41, method: "GET", page: PAGES[i % PAGES.length]!, status: i % 13 === 0 ? 404 : 200,
     referrer_host: null, source: null, channel: "direct", utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null,
     utm_content: null, country: "US", device: "bot", browser: null, os: null, actor: "ai_crawler", ai_name: "GPTBot",
     rule: "ua:gptbot", visitor_hash: createHash("sha256").update(String(i % 50)).digest(), browser_version: null, os_version: null,
@@ -90,7 +130,7 @@ function hits(n: number): HitRow[] {
 
 interface Variant<T> {
   readonly name: string;
-  readonly encode: (rows: readonly T[]) => string;
+  readonly encode: (rows: readonly T[]) => Buffer;
 }
 
 function median(values: number[]): number {
@@ -104,7 +144,7 @@ function median(values: number[]): number {
 function measure<T>(kind: string, rows: readonly T[], variants: ReadonlyArray<Variant<T>>): void {
   const reference = variants[0]!.encode(rows);
   for (const v of variants) {
-    if (v.encode(rows) !== reference) throw new Error(`${kind}: ${v.name} writes other bytes than ${variants[0]!.name}`);
+    if (!v.encode(rows).equals(reference)) throw new Error(`${kind}: ${v.name} writes other bytes than ${variants[0]!.name}`);
   }
   const times = new Map(variants.map((v) => [v.name, [] as number[]]));
   let sink = 0;
@@ -117,18 +157,18 @@ function measure<T>(kind: string, rows: readonly T[], variants: ReadonlyArray<Va
       if (round >= 3) times.get(v.name)!.push(ns);
     }
   }
-  for (const v of variants) console.log(`${kind.padEnd(7)} ${v.name.padEnd(12)} ${median(times.get(v.name)!).toFixed(0).padStart(6)} ns/row`);
+  for (const v of variants) console.log(`${kind.padEnd(7)} ${v.name.padEnd(22)} ${median(times.get(v.name)!).toFixed(0).padStart(6)} ns/row`);
   if (sink === 0) console.log("");
 }
 
-console.log(`${ROWS} rows per kind, CPU time, median of ${ROUNDS} rounds (after 3 warm-up rounds)`);
+console.log(`${ROWS} rows per kind in batches of ${BATCH}, CPU time, median of ${ROUNDS} rounds (after 3 warm-up rounds)`);
 measure("events", events(ROWS), [
-  { name: "hand-written", encode: encodeWith(handEventLine) },
-  { name: "generated", encode: encodeEvents },
-  { name: "loop", encode: encodeWith(loopLine(EVENT_COLUMNS)) as (rows: readonly EventRow[]) => string },
+  { name: "bytes, generated", encode: inBatches((rows: readonly EventRow[]) => encodeEvents(rows).written()) },
+  { name: "bytes, hand-written", encode: inBatches(bytesWith(handEventLine)) },
+  { name: "string (before)", encode: inBatches(stringWith(stringEventLine)) },
 ]);
 measure("hits", hits(ROWS), [
-  { name: "hand-written", encode: encodeWith(handHitLine) },
-  { name: "generated", encode: encodeHits },
-  { name: "loop", encode: encodeWith(loopLine(HIT_COLUMNS)) as (rows: readonly HitRow[]) => string },
+  { name: "bytes, generated", encode: inBatches((rows: readonly HitRow[]) => encodeHits(rows).written()) },
+  { name: "bytes, hand-written", encode: inBatches(bytesWith(handHitLine)) },
+  { name: "string (before)", encode: inBatches(stringWith(stringHitLine)) },
 ]);

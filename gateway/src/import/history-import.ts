@@ -113,15 +113,15 @@ async function* lineBatches(body: AsyncIterable<Buffer>, hash: ReturnType<typeof
   if (pending !== "" || tooLong) yield [done(pending)];
 }
 
-// A COPY statement's text is encoded 250 rows (~100 KB) at a time: the encoder's string of a whole 5,000-row
-// statement is a rope of ~240,000 pieces alive until it is turned into bytes, which outlived young-generation
-// collections: with one string per statement, garbage collection was 14.5 of the import's 33.5 s of CPU (1M
-// lines, `node --cpu-prof`); in slices the import's CPU fell from 29–30 to 23–24 µs a line (`npm run
-// bench:import -- --lines 300000`, A/B twice at load average 11–15).
+// A COPY statement's rows are encoded 250 (~80 KB) at a time, each slice's bytes sent before the next is made.
+// When the encoder made strings, a whole 5,000-row statement was a rope of ~240,000 pieces alive until it was
+// turned into bytes, which outlived young-generation collections: with one string per statement, garbage
+// collection was 14.5 of the import's 33.5 s of CPU (1M lines, `node --cpu-prof`); in slices the import's CPU
+// fell from 29–30 to 23–24 µs a line (`npm run bench:import -- --lines 300000`, A/B twice at load average 11–15).
 const ENCODE_ROWS = 250;
 
 function* encodedSlices(rows: readonly EventRow[]): Generator<Buffer> {
-  for (let at = 0; at < rows.length; at += ENCODE_ROWS) yield Buffer.from(encodeEvents(rows.slice(at, at + ENCODE_ROWS)));
+  for (let at = 0; at < rows.length; at += ENCODE_ROWS) yield encodeEvents(rows.slice(at, at + ENCODE_ROWS)).written();
 }
 
 async function copyInto(client: pg.PoolClient, table: string, rows: readonly EventRow[]): Promise<void> {

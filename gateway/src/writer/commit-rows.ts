@@ -43,13 +43,13 @@ function targetOf(table: "events" | "hits", rows: readonly { readonly ts: number
 }
 
 /**
- * A batch as the COPY text of each table (encoded before taking a connection: a row the encoder rejects costs no
- * round trip), into each table's month partition when `direct` and all its rows are in one month.
+ * A batch as the COPY of each table (encoded by copyBatch before it takes a connection: a row the encoder rejects
+ * costs no round trip), into each table's month partition when `direct` and all its rows are in one month.
  */
 function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
   return [
-    { statement: statementFor(targetOf("events", batch.events, direct), EVENT_COLUMNS), text: encodeEvents(batch.events), rows: batch.events.length },
-    { statement: statementFor(targetOf("hits", batch.hits, direct), HIT_COLUMNS), text: encodeHits(batch.hits), rows: batch.hits.length },
+    { statement: statementFor(targetOf("events", batch.events, direct), EVENT_COLUMNS), rows: batch.events.length, encode: (out) => encodeEvents(batch.events, out) },
+    { statement: statementFor(targetOf("hits", batch.hits, direct), HIT_COLUMNS), rows: batch.hits.length, encode: (out) => encodeHits(batch.hits, out) },
   ];
 }
 

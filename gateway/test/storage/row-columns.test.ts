@@ -30,8 +30,8 @@ const CODEC_OF_TYPE: Record<string, Codec> = {
 
 // Each kind with its table, a complete sample row and its encoder.
 const KINDS = [
-  { table: "events", columns: EVENT_COLUMNS as ColumnTable, sample: eventRow({ props: { plan: "pro" } }), encode: (row: object) => encodeEvents([row as EventRow]) },
-  { table: "hits", columns: HIT_COLUMNS as ColumnTable, sample: hitRow({ country: "US" }), encode: (row: object) => encodeHits([row as HitRow]) },
+  { table: "events", columns: EVENT_COLUMNS as ColumnTable, sample: eventRow({ props: { plan: "pro" } }), encode: (row: object) => encodeEvents([row as EventRow]).written().toString("utf8") },
+  { table: "hits", columns: HIT_COLUMNS as ColumnTable, sample: hitRow({ country: "US" }), encode: (row: object) => encodeHits([row as HitRow]).written().toString("utf8") },
 ];
 
 function nullsOf(columns: ColumnTable): Record<string, null> {

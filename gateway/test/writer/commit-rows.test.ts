@@ -133,8 +133,8 @@ describe("commitRows", () => {
 describe("copyBatchMessage", () => {
   it("frames a Query with both statements, then CopyData and CopyDone per table, with byte lengths", () => {
     const message = copyBatchMessage([
-      { statement: "copy a from stdin", text: "ü\n", rows: 1 },
-      { statement: "copy b from stdin", text: "x\n", rows: 1 },
+      { statement: "copy a from stdin", rows: 1, encode: (out) => (out.text("ü"), out.newline()) },
+      { statement: "copy b from stdin", rows: 1, encode: (out) => (out.text("x"), out.newline()) },
     ]);
     const sql = "copy a from stdin; copy b from stdin";
     const frames: Array<[string, string]> = [];
