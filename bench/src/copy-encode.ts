@@ -7,7 +7,7 @@
 //   npm run bench:copy -- --rows 20000 --rounds 15
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
-import { CopyBytes, copyText, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-text.ts";
+import { CopyBytes, copyText, encodeEvents, encodeHits, NEWLINE, TAB } from "../../gateway/src/writer/copy-text.ts";
 import { type EventRow, type HitRow, type PropValue } from "../../gateway/src/storage/rows.ts";
 
 const { values: args } = parseArgs({
@@ -20,24 +20,24 @@ const BATCH = Number(args.batch);
 
 // The byte encoders written by hand: what the generated ones must match.
 function handEventLine(o: CopyBytes, r: EventRow): void {
-  o.int(r.site_id); o.tab(); o.timestamp(r.ts); o.tab(); o.text(r.name); o.tab(); o.text(r.page); o.tab();
-  o.nullableText(r.hostname); o.tab(); o.nullableText(r.referrer_host); o.tab(); o.nullableText(r.source); o.tab();
-  o.text(r.channel); o.tab(); o.nullableText(r.utm_source); o.tab(); o.nullableText(r.utm_medium); o.tab();
-  o.nullableText(r.utm_campaign); o.tab(); o.nullableText(r.utm_term); o.tab(); o.nullableText(r.utm_content); o.tab();
-  o.nullableText(r.country); o.tab(); o.text(r.device); o.tab(); o.nullableText(r.browser); o.tab(); o.nullableText(r.os); o.tab();
-  o.int(r.screen_width); o.tab(); o.text(r.actor); o.tab(); o.nullableText(r.ai_name); o.tab(); o.text(r.rule); o.tab();
-  o.bytea(r.visitor_hash); o.tab(); o.jsonb(r.props); o.tab(); o.nullableText(r.own_referrer_host); o.tab();
-  o.nullableText(r.browser_version); o.tab(); o.nullableText(r.os_version); o.newline();
+  o.int(r.site_id, TAB); o.timestamp(r.ts, TAB); o.text(r.name, TAB); o.text(r.page, TAB);
+  o.nullableText(r.hostname, TAB); o.nullableText(r.referrer_host, TAB); o.nullableText(r.source, TAB);
+  o.text(r.channel, TAB); o.nullableText(r.utm_source, TAB); o.nullableText(r.utm_medium, TAB);
+  o.nullableText(r.utm_campaign, TAB); o.nullableText(r.utm_term, TAB); o.nullableText(r.utm_content, TAB);
+  o.nullableText(r.country, TAB); o.text(r.device, TAB); o.nullableText(r.browser, TAB); o.nullableText(r.os, TAB);
+  o.int(r.screen_width, TAB); o.text(r.actor, TAB); o.nullableText(r.ai_name, TAB); o.text(r.rule, TAB);
+  o.bytea(r.visitor_hash, TAB); o.jsonb(r.props, TAB); o.nullableText(r.own_referrer_host, TAB);
+  o.nullableText(r.browser_version, TAB); o.nullableText(r.os_version, NEWLINE);
 }
 
 function handHitLine(o: CopyBytes, r: HitRow): void {
-  o.int(r.site_id); o.tab(); o.timestamp(r.ts); o.tab(); o.text(r.method); o.tab(); o.text(r.page); o.tab(); o.int(r.status); o.tab();
-  o.nullableText(r.referrer_host); o.tab(); o.nullableText(r.source); o.tab(); o.text(r.channel); o.tab();
-  o.nullableText(r.utm_source); o.tab(); o.nullableText(r.utm_medium); o.tab(); o.nullableText(r.utm_campaign); o.tab();
-  o.nullableText(r.utm_term); o.tab(); o.nullableText(r.utm_content); o.tab(); o.nullableText(r.country); o.tab();
-  o.text(r.device); o.tab(); o.nullableText(r.browser); o.tab(); o.nullableText(r.os); o.tab(); o.text(r.actor); o.tab();
-  o.nullableText(r.ai_name); o.tab(); o.text(r.rule); o.tab(); o.bytea(r.visitor_hash); o.tab(); o.nullableText(r.browser_version); o.tab();
-  o.nullableText(r.os_version); o.newline();
+  o.int(r.site_id, TAB); o.timestamp(r.ts, TAB); o.text(r.method, TAB); o.text(r.page, TAB); o.int(r.status, TAB);
+  o.nullableText(r.referrer_host, TAB); o.nullableText(r.source, TAB); o.text(r.channel, TAB);
+  o.nullableText(r.utm_source, TAB); o.nullableText(r.utm_medium, TAB); o.nullableText(r.utm_campaign, TAB);
+  o.nullableText(r.utm_term, TAB); o.nullableText(r.utm_content, TAB); o.nullableText(r.country, TAB);
+  o.text(r.device, TAB); o.nullableText(r.browser, TAB); o.nullableText(r.os, TAB); o.text(r.actor, TAB);
+  o.nullableText(r.ai_name, TAB); o.text(r.rule, TAB); o.bytea(r.visitor_hash, TAB); o.nullableText(r.browser_version, TAB);
+  o.nullableText(r.os_version, NEWLINE);
 }
 
 // The string encoders before (commit 425cc30), their codecs as they were.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow } from "../../src/storage/rows.ts";
 import { copyBatchMessage } from "../../src/writer/copy-batch.ts";
+import { NEWLINE } from "../../src/writer/copy-text.ts";
 import { mergeRollups, readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
 import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -133,8 +134,8 @@ describe("commitRows", () => {
 describe("copyBatchMessage", () => {
   it("frames a Query with both statements, then CopyData and CopyDone per table, with byte lengths", () => {
     const message = copyBatchMessage([
-      { statement: "copy a from stdin", rows: 1, encode: (out) => (out.text("ü"), out.newline()) },
-      { statement: "copy b from stdin", rows: 1, encode: (out) => (out.text("x"), out.newline()) },
+      { statement: "copy a from stdin", rows: 1, encode: (out) => out.text("ü", NEWLINE) },
+      { statement: "copy b from stdin", rows: 1, encode: (out) => out.text("x", NEWLINE) },
     ]);
     const sql = "copy a from stdin; copy b from stdin";
     const frames: Array<[string, string]> = [];

@@ -1,7 +1,7 @@
 // The byte encoder against COPY's text rules, value by value: the ASCII path copies characters as it checks
 // them and hands anything else to the string path, so each case below sits on one side of that split or on it.
 import { describe, expect, it } from "vitest";
-import { CopyBytes, copyText } from "../../src/writer/copy-text.ts";
+import { CopyBytes, copyText, NEWLINE, TAB } from "../../src/writer/copy-text.ts";
 
 const written = (write: (out: CopyBytes) => void, capacity?: number): string => {
   const out = new CopyBytes(capacity);
@@ -24,7 +24,7 @@ describe("CopyBytes.text", () => {
     ["a lone surrogate, as U+FFFD", "a\ud800b", "a\ufffdb"],
     ["a pair, as its code point", "😀", "😀"],
   ])("%s", (_name, value, expected) => {
-    expect(written((out) => out.text(value))).toBe(expected);
+    expect(written((out) => out.text(value, NEWLINE))).toBe(`${expected}\n`);
     // The string path writes the same text.
     expect(Buffer.from(copyText(value), "utf8").toString("utf8")).toBe(expected);
   });
@@ -32,10 +32,7 @@ describe("CopyBytes.text", () => {
   it("grows its buffer across many values, keeping what it wrote", () => {
     const values = Array.from({ length: 500 }, (_, i) => (i % 7 === 0 ? `ü${i}\t` : `/page/${i}`));
     const text = written((out) => {
-      for (const v of values) {
-        out.text(v);
-        out.newline();
-      }
+      for (const v of values) out.text(v, NEWLINE);
     }, 8);
     expect(text).toBe(values.map((v) => `${copyText(v)}\n`).join(""));
   });
@@ -43,20 +40,22 @@ describe("CopyBytes.text", () => {
 
 describe("CopyBytes columns", () => {
   it.each([
-    ["null text", (o: CopyBytes) => o.nullableText(null), "\\N"],
-    ["an int", (o: CopyBytes) => o.int(1920), "1920"],
-    ["a null int", (o: CopyBytes) => o.int(null), "\\N"],
-    ["a time stamp", (o: CopyBytes) => o.timestamp(Date.UTC(2026, 10, 26, 9, 3, 7, 12)), "2026-11-26T09:03:07.012Z"],
-    ["the same time stamp twice, then another", (o: CopyBytes) => (o.timestamp(0), o.tab(), o.timestamp(0), o.tab(), o.timestamp(1)), "1970-01-01T00:00:00.000Z\t1970-01-01T00:00:00.000Z\t1970-01-01T00:00:00.001Z"],
-    ["bytea as escaped hex", (o: CopyBytes) => o.bytea(Buffer.from([0, 0x0f, 0xa5, 0xff])), "\\\\x000fa5ff"],
-    ["null props", (o: CopyBytes) => o.jsonb(null), "\\N"],
-    ["props with a tab", (o: CopyBytes) => o.jsonb({ plan: "pro\tplus", seats: 3 }), '{"plan":"pro\\\\tplus","seats":3}'],
-    ["props with a NUL and a lone surrogate, in stored form", (o: CopyBytes) => o.jsonb({ "a\0": "x\ud800" }), '{"a":"x\ufffd"}'],
+    ["null text", (o: CopyBytes) => o.nullableText(null, TAB), "\\N\t"],
+    ["text, then its tab", (o: CopyBytes) => o.nullableText("/a", TAB), "/a\t"],
+    ["an int", (o: CopyBytes) => o.int(1920, TAB), "1920\t"],
+    ["a null int", (o: CopyBytes) => o.int(null, NEWLINE), "\\N\n"],
+    ["a time stamp", (o: CopyBytes) => o.timestamp(Date.UTC(2026, 10, 26, 9, 3, 7, 12), NEWLINE), "2026-11-26T09:03:07.012Z\n"],
+    ["the same time stamp twice, then another", (o: CopyBytes) => (o.timestamp(0, TAB), o.timestamp(0, TAB), o.timestamp(1, NEWLINE)), "1970-01-01T00:00:00.000Z\t1970-01-01T00:00:00.000Z\t1970-01-01T00:00:00.001Z\n"],
+    ["bytea as escaped hex", (o: CopyBytes) => o.bytea(Buffer.from([0, 0x0f, 0xa5, 0xff]), TAB), "\\\\x000fa5ff\t"],
+    ["null props", (o: CopyBytes) => o.jsonb(null, NEWLINE), "\\N\n"],
+    ["props with a tab", (o: CopyBytes) => o.jsonb({ plan: "pro\tplus", seats: 3 }, NEWLINE), '{"plan":"pro\\\\tplus","seats":3}\n'],
+    ["props with a NUL and a lone surrogate, in stored form", (o: CopyBytes) => o.jsonb({ "a\0": "x\ud800" }, NEWLINE), '{"a":"x\ufffd"}\n'],
+    ["a non-ASCII value, then its tab", (o: CopyBytes) => o.text("ü\tß", TAB), "ü\\tß\t"],
   ])("%s", (_name, write, expected) => {
     expect(written(write)).toBe(expected);
   });
 
   it("refuses a fractional int", () => {
-    expect(() => written((o) => o.int(1.5))).toThrow(/not an integer/);
+    expect(() => written((o) => o.int(1.5, TAB))).toThrow(/not an integer/);
   });
 });
