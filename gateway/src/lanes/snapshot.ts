@@ -15,6 +15,7 @@
 // u32 visits × (key, f64 last ts, varint attribution). A key is u8 length + latin1 bytes; json is u32 length +
 // UTF-8 bytes.
 import { type Counter, RollupState } from "../rollups/rollup-state.ts";
+import { ByteWriter } from "../storage/byte-writer.ts";
 import { type Attribution, VisitState } from "./visit-state.ts";
 import { HOUR_MS } from "@svc/core";
 
@@ -27,57 +28,42 @@ export interface DayState {
 // Bumped when the layout changes: a snapshot of another version is ignored (the day is replayed instead).
 const VERSION = 2;
 
-class Writer {
-  private buf = Buffer.allocUnsafe(1 << 20);
-  private at = 0;
-
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
-    this.buf.copy(next, 0, 0, this.at);
-    this.buf = next;
-  }
-
-  u8(v: number): void {
-    this.room(1);
-    this.buf[this.at++] = v;
+class Writer extends ByteWriter {
+  constructor() {
+    super(1 << 20);
   }
 
   u32(v: number): void {
     this.room(4);
-    this.at = this.buf.writeUInt32LE(v, this.at);
+    this.length = this.bytes.writeUInt32LE(v, this.length);
   }
 
   f64(v: number): void {
     this.room(8);
-    this.at = this.buf.writeDoubleLE(v, this.at);
+    this.length = this.bytes.writeDoubleLE(v, this.length);
   }
 
   varint(v: number): void {
     if (v >= 2 ** 28) throw new RangeError(`${v} does not fit a snapshot varint`);
     this.room(4);
     while (v >= 0x80) {
-      this.buf[this.at++] = (v & 0x7f) | 0x80;
+      this.bytes[this.length++] = (v & 0x7f) | 0x80;
       v >>>= 7;
     }
-    this.buf[this.at++] = v;
+    this.bytes[this.length++] = v;
   }
 
   key(latin1: string): void {
     this.room(1 + latin1.length);
-    this.buf[this.at++] = latin1.length;
-    this.at += this.buf.write(latin1, this.at, "latin1");
+    this.bytes[this.length++] = latin1.length;
+    this.length += this.bytes.write(latin1, this.length, "latin1");
   }
 
   json(value: unknown): void {
     const bytes = Buffer.from(JSON.stringify(value), "utf8");
     this.u32(bytes.length);
     this.room(bytes.length);
-    this.at += bytes.copy(this.buf, this.at);
-  }
-
-  done(): Buffer {
-    return this.buf.subarray(0, this.at);
+    this.length += bytes.copy(this.bytes, this.length);
   }
 }
 
@@ -163,7 +149,7 @@ export function encodeDayState({ state, visits }: DayState): Buffer {
     w.varint(counters.length);
     for (let i = 0; i < counters.length; i++) {
       w.varint(counters[i]!.id);
-      w.u8((hours[i]! - state.dayStart) / HOUR_MS);
+      w.byte((hours[i]! - state.dayStart) / HOUR_MS);
     }
   });
   w.u32(visits.size);
@@ -173,7 +159,7 @@ export function encodeDayState({ state, visits }: DayState): Buffer {
     w.f64(lastTs);
     w.varint(visitAttribution[v++]!);
   }
-  return w.done();
+  return w.written();
 }
 
 /** The state in `bytes`, or null when they hold another version. Throws on bytes that are not a snapshot. */

@@ -8,6 +8,7 @@
 // gateway/README.md "Seventh pass"). Here an ASCII field is copied character by character as its escapes are
 // checked, with no intermediate string; a field with anything else takes the string path (`copyText`) once.
 import { storedText } from "@svc/core";
+import { ByteWriter } from "../storage/byte-writer.ts";
 import { type Column, type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type EventRow, type HitRow, type PropValue, type RowOf } from "../storage/rows.ts";
 
 const SPECIAL = /[\\\t\n\r\0]/;
@@ -38,38 +39,17 @@ function inStoredForm(props: Record<string, PropValue>): Record<string, PropValu
 }
 
 /**
- * COPY text as UTF-8 bytes in a buffer that grows by doubling; `written()` is what was written.
+ * COPY text as UTF-8 bytes (and the protocol's framing around it, copy-batch.ts) in a growing buffer.
  * Each method writes one value in its column's form; the generated line encoders call them in column order.
  */
-export class CopyBytes {
-  bytes: Buffer;
-  length = 0;
+export class CopyBytes extends ByteWriter {
   // A site lane stamps every row of a hand-over with one time, so a batch holds a few distinct time stamps: the
   // last one's text is kept (a Date and toISOString per row were 2 % of the gateway's CPU at full ingest load).
   private lastMs = Number.NaN;
   private lastIso = "";
 
   constructor(capacity = 4096) {
-    this.bytes = Buffer.allocUnsafe(capacity);
-  }
-
-  /** The bytes written so far (a view, not a copy). */
-  written(): Buffer {
-    return this.bytes.subarray(0, this.length);
-  }
-
-  /** Makes room for `n` more bytes. */
-  room(n: number): void {
-    if (this.length + n > this.bytes.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + n));
-      this.bytes.copy(next, 0, 0, this.length);
-      this.bytes = next;
-    }
-  }
-
-  byte(value: number): void {
-    this.room(1);
-    this.bytes[this.length++] = value;
+    super(capacity);
   }
 
   int32(value: number): void {
