@@ -11,6 +11,7 @@ import { bisectWrite, isRefusedData, type Refused } from "../writer/bisect-write
 import { type Counts, addCounts, zeroCounts } from "./counts.ts";
 import type { RollupDelta } from "../storage/rows.ts";
 import { withTransaction } from "../storage/transaction.ts";
+import { numberArray, textArray } from "../storage/array-literal.ts";
 
 const UPSERT_SET = `
   on conflict (site_id, bucket, actor, dim, value) do update set
@@ -113,15 +114,19 @@ function compareRollupKeys(a: MergedRollup, b: MergedRollup): number {
   );
 }
 
-function upsertValues(rows: readonly MergedRollup[], bucket: (ms: number) => string): unknown[] {
+function upsertValues(rows: readonly MergedRollup[], bucketText: (ms: number) => string): string[] {
   const n = rows.length;
   const siteIds = new Array<number>(n), buckets = new Array<string>(n), actors = new Array<string>(n);
   const dims = new Array<string>(n), values = new Array<string>(n);
   const pageviews = new Array<number>(n), events = new Array<number>(n), hits = new Array<number>(n), visitors = new Array<number>(n);
+  // Rows are sorted by site, then bucket: a bucket's text is made once per run of it, not per row.
+  let lastBucket = Number.NaN;
+  let lastText = "";
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
+    if (r.bucket !== lastBucket) lastText = bucketText((lastBucket = r.bucket));
     siteIds[i] = r.site_id;
-    buckets[i] = bucket(r.bucket);
+    buckets[i] = lastText;
     actors[i] = r.actor;
     dims[i] = r.dim;
     values[i] = r.value;
@@ -130,10 +135,10 @@ function upsertValues(rows: readonly MergedRollup[], bucket: (ms: number) => str
     hits[i] = r.hits;
     visitors[i] = r.visitors;
   }
-  return [siteIds, buckets, actors, dims, values, pageviews, events, hits, visitors];
+  return [numberArray(siteIds), textArray(buckets), textArray(actors), textArray(dims), textArray(values), numberArray(pageviews), numberArray(events), numberArray(hits), numberArray(visitors)];
 }
 
-function upsertRollupValues(hourly: readonly MergedRollup[], daily: readonly MergedRollup[]): unknown[] {
+function upsertRollupValues(hourly: readonly MergedRollup[], daily: readonly MergedRollup[]): string[] {
   return [...upsertValues(hourly, (ms) => new Date(ms).toISOString()), ...upsertValues(daily, (ms) => new Date(ms).toISOString().slice(0, 10))];
 }
 
