@@ -9,7 +9,7 @@
 // checked, with no intermediate string; a field with anything else takes the string path (`copyText`) once.
 import { storedText } from "@svc/core";
 import { ByteWriter } from "../storage/byte-writer.ts";
-import { type Column, type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type EventRow, type HitRow, type PropValue, type RowOf } from "../storage/rows.ts";
+import { type Codec, type Column, type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type EventRow, type HitRow, type PropValue, type RowOf } from "../storage/rows.ts";
 
 const SPECIAL = /[\\\t\n\r\0]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
@@ -145,7 +145,7 @@ export class CopyBytes extends ByteWriter {
 }
 
 /** The method of CopyBytes each kind of column is written by: the one function a value of that column goes through. */
-type CopyCodec = "int" | "text" | "nullableText" | "timestamp" | "bytea" | "jsonb";
+type CopyCodec = (Codec | "nullableText") & keyof CopyBytes;
 
 // int and jsonb already write \N for null; text has its own nullable variant so a non-null column pays no null check.
 function copyCodec(column: Column): CopyCodec {
@@ -164,8 +164,8 @@ export type LineEncoder<T> = (out: CopyBytes, row: T) => void;
 
 /**
  * The line encoder of one column table, generated as straight-line code: the same as a hand-written
- * `out.int(r.site_id, TAB); out.timestamp(r.ts, TAB); … out.nullableText(r.os_version, NEWLINE)`, so V8 sees monomorphic property loads and direct
- * method calls on one class, for every ingested row. (As string concatenation, `npm run bench:copy` measured the
+ * `out.int(r.site_id, TAB); out.timestamp(r.ts, TAB); … out.nullableText(r.os_version, NEWLINE)`, so V8 sees
+ * monomorphic property loads and direct method calls on one class, for every ingested row. (As string concatenation, `npm run bench:copy` measured the
  * generated form at 0.99–1.09× the hand-written encoders' time per row; a loop over the columns with keyed loads
  * goes megamorphic on the ingest's rows, which come in several object shapes.)
  */
