@@ -69,6 +69,7 @@ export async function startStack(options: { sites?: string[]; env?: Record<strin
       const page = await context.newPage();
       const errors: Error[] = [];
       page.on("pageerror", (error) => errors.push(error));
+      if (o.javaScript ?? true) awaitHydration(page);
       return { context, page, errors };
     },
     async signIn(page) {
@@ -84,5 +85,25 @@ export async function startStack(options: { sites?: string[]; env?: Record<strin
       await dashboard.close();
       await gateway.close();
     },
+  };
+}
+
+// A click or a keystroke that lands on the server-rendered page before its script takes over does nothing, and
+// the test then waits 30 s for what never comes (five CI flakes so far, the last a country-map toggle). So a
+// dashboard page's goto and reload return once the root layout has marked the page hydrated; anything else
+// (a fixture page, a file) returns as Playwright's would.
+function awaitHydration(page: Page): void {
+  const hydrated = () => page.waitForFunction(() => !document.body?.hasAttribute("data-sveltekit-preload-data") || document.documentElement.dataset["hydrated"] !== undefined);
+  const goto = page.goto.bind(page);
+  const reload = page.reload.bind(page);
+  page.goto = async (...args) => {
+    const response = await goto(...args);
+    await hydrated();
+    return response;
+  };
+  page.reload = async (...args) => {
+    const response = await reload(...args);
+    await hydrated();
+    return response;
   };
 }
