@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KNOWN_SOURCES, lookupSource, mediumChannel, pagePath, referrerHost, trafficSource, urlHostname, utmFromUrl, type Utm } from "../src/index.ts";
+import { KNOWN_SOURCES, lookupSource, mediumChannel, normaliseHost, pagePath, referrerHost, trafficSource, urlHostname, utmFromUrl, type Utm } from "../src/index.ts";
 import referrerHosts from "./fixtures/traffic-referrer-hosts.json" with { type: "json" };
 import sources from "./fixtures/traffic-sources.json" with { type: "json" };
 
@@ -49,6 +49,81 @@ describe("pagePath", () => {
     { url: "", path: "/" },
   ])("$url → $path", ({ url, path }) => {
     expect(pagePath(url)).toBe(path);
+  });
+});
+
+// The scanners replaced three regular expressions (url-parts.ts); those stay here as the oracle, over tricky
+// cases and seeded random strings made of the characters the scanners decide on.
+describe("the URL scanners answer what the regular expressions they replaced did", () => {
+  const SCHEME_AND_AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)/;
+  const PLAIN_HOST_AND_PORT = /^([A-Za-z0-9.-]+)(?::\d*)?$/;
+  const PLAIN_HTTP_HOST = /^https?:\/\/([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(?:[/?#]|$)/i;
+  const ANDROID_PACKAGE = /^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/;
+  const NUMERIC_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+  const oracle = {
+    pagePath(url: string): string {
+      let start = 0;
+      if (url.charCodeAt(0) !== 47) {
+        const authority = SCHEME_AND_AUTHORITY.exec(url);
+        if (authority === null) return "/";
+        start = authority[0].length;
+      }
+      let end = url.length;
+      for (let i = start; i < end; i++) if (url[i] === "?" || url[i] === "#") end = i;
+      return end > start ? url.slice(start, end) : "/";
+    },
+    urlHostname(url: string): string | null {
+      const plain = PLAIN_HTTP_HOST.exec(url);
+      if (plain !== null) {
+        const host = plain[1]!.toLowerCase();
+        if (!NUMERIC_LABEL.test(host) && !host.startsWith("xn--") && !host.includes(".xn--")) return host;
+      }
+      return URL.canParse(url) ? new URL(url).hostname.toLowerCase() : null;
+    },
+    referrerHost(referrer: string | null): string | null {
+      if (referrer === null || referrer === "") return null;
+      const url = referrer.trim();
+      const parts = SCHEME_AND_AUTHORITY.exec(url);
+      if (parts === null) return null;
+      const scheme = parts[1]!.toLowerCase();
+      let authority = parts[2]!;
+      if (scheme === "android-app") {
+        const pkg = authority.toLowerCase();
+        return ANDROID_PACKAGE.test(pkg) ? pkg : null;
+      }
+      if (scheme !== "http" && scheme !== "https") return null;
+      const at = authority.lastIndexOf("@");
+      if (at !== -1) authority = authority.slice(at + 1);
+      const plain = PLAIN_HOST_AND_PORT.exec(authority);
+      if (plain !== null) return normaliseHost(plain[1]!);
+      if (!URL.canParse(url)) return null;
+      const hostname = new URL(url).hostname;
+      return hostname === "" ? null : normaliseHost(hostname);
+    },
+  };
+  const TRICKY = [
+    "", "/", "h", "http://", "https://", "http://a", "HTTPS://Example.COM/Path?q#f", "hTtP://www.Example.com:8080/x", "http://a.b.c/",
+    "http://a..b/", "http://.a/", "http://a./", "http://-/", "http://a-b.c-d/", "http://a_b/", "http://a:/", "http://a:80/", "http://a:8o/",
+    "http://u@a/", "http://u:p@a.b:1/", "http://a/b@c", "http://a?b@c", "https://a#@b", "https://@/", "https://u@/", "android-app://com.google.android.gm/",
+    "ANDROID-APP://Com.Google.Android.GM/x", "android-app://com/", "android-app://1com.x/", "ftp://a/", "git+ssh://a.b/", "a.b-c+d://x/", "1http://a/",
+    "http:/a", "http:a", "http//a", " https://a.b/ ", "\thttps://a.b/", "https://a.b\\c/", "https://[::1]:80/", "https://bücher.de/", "https://1.2.3.4/",
+    "https://a.0x1/", "https://xn--a.b/", "https://a.xn--b/", "https://a%41.b/", "https://a.b:99999/", "http://a.b/?c=http://d.e/", "https:////a",
+  ];
+  let seed = 26;
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const ALPHABET = ["h", "t", "p", "s", "H", "T", "P", "S", ":", "/", "/", ".", "-", "a", "Z", "9", "0x", "@", "?", "#", "+", "_", " ", "ü", "[", "]", "xn--", "android-app"];
+  const randomUrl = () => {
+    const prefix = ["http://", "https://", "HTTP://", "android-app://", "x+y://", ""][Math.floor(rand() * 6)]!;
+    let tail = "";
+    const n = Math.floor(rand() * 14);
+    for (let i = 0; i < n; i++) tail += ALPHABET[Math.floor(rand() * ALPHABET.length)]!;
+    return prefix + tail;
+  };
+  const inputs = [...TRICKY, ...Array.from({ length: 3000 }, randomUrl)];
+  it.each(["pagePath", "urlHostname", "referrerHost"] as const)("%s over %#: tricky cases and 3,000 seeded random strings", (name) => {
+    const scanner = { pagePath, urlHostname, referrerHost }[name];
+    const differing = inputs.filter((url) => scanner(url) !== oracle[name](url));
+    expect(differing).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@
 // are read from the one assistant table (data/assistants.json): hosts, path-qualified hosts, query rules
 // (AI answer modes of search engines), Android package ids and utm brand words.
 import { aiUtmValues, assistants } from "./tables.ts";
+import { afterHttpScheme } from "../traffic/url-parts.ts";
 
 const byHost = new Map<string, string>();
 const byHostPath = new Map<string, { readonly prefix: string; readonly name: string }[]>();
@@ -41,21 +42,6 @@ const CH_SLASH = 47;
 const CH_COLON = 58;
 const CH_QUESTION = 63;
 const CH_HASH = 35;
-
-/**
- * Index just past `http://` or `https://` (any case) at the start of `s`, or -1. Checked by char codes so the
- * common referrer needs no lowercased copy.
- */
-function afterHttpScheme(s: string): number {
-  if (s.length < 8) return -1;
-  if ((s.charCodeAt(0) | 32) !== 104 || (s.charCodeAt(1) | 32) !== 116 || (s.charCodeAt(2) | 32) !== 116 || (s.charCodeAt(3) | 32) !== 112) {
-    return -1;
-  }
-  let i = 4;
-  if ((s.charCodeAt(i) | 32) === 115) i++;
-  if (s.charCodeAt(i) !== CH_COLON || s.charCodeAt(i + 1) !== CH_SLASH || s.charCodeAt(i + 2) !== CH_SLASH) return -1;
-  return i + 3;
-}
 
 /**
  * The host of a plain `http(s)://host[:port]` prefix, lowercased, or undefined when the URL needs the full
