@@ -14,7 +14,8 @@ const root = path.resolve(process.argv[2] ?? ".");
 const { uwsTransport } = (await import(pathToFileURL(path.join(root, "gateway/src/http/uws.ts")).href)) as { uwsTransport: HttpTransport };
 const { Router } = (await import(pathToFileURL(path.join(root, "gateway/src/http/router.ts")).href)) as { Router: typeof RouterClass };
 
-const EVENT: HttpResponse = { status: 202, headers: { "access-control-allow-origin": "*" } };
+// Frozen, as the gateway's (routes/ingest.ts): a transport may write a frozen response's headers from bytes made once.
+const EVENT: HttpResponse = { status: 202, headers: Object.freeze({ "access-control-allow-origin": "*" }) };
 const HIT: HttpResponse = { status: 202 };
 let seen = 0;
 const router = new Router()

@@ -4,16 +4,17 @@ import { type DeliveryAnswers, type IngestDeps, ingestEvent, ingestHits } from "
 import type { OperationRoutes } from "./operation-routes.ts";
 
 // The browser script posts cross-origin from every tracked site; only this route is open to CORS.
-export const EVENT_CORS = {
+export const EVENT_CORS = Object.freeze({
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "POST, OPTIONS",
   "access-control-allow-headers": "content-type",
   "access-control-max-age": "86400",
-} as const;
+} as const);
 
 // A CORS simple request's answer needs only Allow-Origin; the other three are for the preflight (each header is
 // a write into uWebSockets.js: ~0.1 µs).
-const ACCEPTED: HttpResponse = { status: 202, headers: { "access-control-allow-origin": "*" } };
+// Frozen: the uWebSockets.js transport writes a frozen response's headers from bytes it made once (http/uws.ts).
+const ACCEPTED: HttpResponse = { status: 202, headers: Object.freeze({ "access-control-allow-origin": "*" }) };
 export const EVENT_ACCEPTED_HEADERS = ACCEPTED.headers!;
 
 const withCors = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...EVENT_CORS } });
