@@ -2,7 +2,7 @@
 // are read from the one assistant table (data/assistants.json): hosts, path-qualified hosts, query rules
 // (AI answer modes of search engines), Android package ids and utm brand words.
 import { aiUtmValues, assistants } from "./tables.ts";
-import { afterHttpScheme } from "../traffic/url-parts.ts";
+import { CH_COLON, CH_HASH, CH_QUESTION, CH_SLASH, afterHttpScheme } from "../traffic/url-parts.ts";
 
 const byHost = new Map<string, string>();
 const byHostPath = new Map<string, { readonly prefix: string; readonly name: string }[]>();
@@ -37,11 +37,6 @@ function queryRulesFor(host: string): readonly { readonly param: string; readonl
   if (dot <= 0 || !COUNTRY_SUFFIX.test(host.slice(dot + 1))) return undefined;
   return byQueryBrand.get(host.slice(0, dot));
 }
-
-const CH_SLASH = 47;
-const CH_COLON = 58;
-const CH_QUESTION = 63;
-const CH_HASH = 35;
 
 /**
  * The host of a plain `http(s)://host[:port]` prefix, lowercased, or undefined when the URL needs the full

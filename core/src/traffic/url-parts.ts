@@ -13,10 +13,11 @@ import { storedText } from "../schema/stored-text.ts";
 
 const ANDROID_PACKAGE = /^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/;
 
-const CH_SLASH = 47;
-const CH_COLON = 58;
-const CH_QUESTION = 63;
-const CH_HASH = 35;
+/** Char codes the URL scanners here and the assistant signals (classify/assistant-signals.ts) compare against. */
+export const CH_SLASH = 47;
+export const CH_COLON = 58;
+export const CH_QUESTION = 63;
+export const CH_HASH = 35;
 const CH_DOT = 46;
 const CH_HYPHEN = 45;
 
@@ -157,7 +158,7 @@ export function referrerHost(referrer: string | null): string | null {
     const pkg = url.slice(start, end).toLowerCase();
     return ANDROID_PACKAGE.test(pkg) ? pkg : null;
   }
-  if (!schemeIs(url, scheme, "http") && !schemeIs(url, scheme, "https")) return null;
+  if (afterHttpScheme(url) < 0) return null;
   // Userinfo ends at the authority's last "@" (a loop: `lastIndexOf` with a position runs in V8's runtime).
   for (let i = end - 1; i >= start; i--) {
     if (url.charCodeAt(i) === 64 /* @ */) {

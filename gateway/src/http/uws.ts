@@ -40,9 +40,10 @@ const NO_BODY = Buffer.alloc(0);
 /** Names and values, alternating, of a frozen headers object. */
 const constantHeaders = new WeakMap<object, readonly Buffer[]>();
 function constantHeaderBytes(headers: Readonly<Record<string, string>>): readonly Buffer[] | null {
+  // Frozen first: a WeakMap lookup would give every per-response headers object an identity hash.
+  if (!Object.isFrozen(headers)) return null;
   const known = constantHeaders.get(headers);
   if (known !== undefined) return known;
-  if (!Object.isFrozen(headers)) return null;
   const bytes: Buffer[] = [];
   for (const k in headers) bytes.push(Buffer.from(k, "utf8"), Buffer.from(headers[k]!, "utf8"));
   constantHeaders.set(headers, bytes);
