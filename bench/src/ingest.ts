@@ -1,4 +1,5 @@
-// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --against BUNDLE --rounds N --rate R --bundle B --this-env NAME=VALUE]
+// npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --commit-ceiling --commit-in-flight N --against BUNDLE
+//   --rounds N --rate R --bundle B --this-env NAME=VALUE]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -7,7 +8,10 @@
 // (ceiling-server.ts) and prints both rates and their ratio on one line: absolute rates vary 2.5× between
 // machines and minutes here, the ratio of one run much less. With it each round also prints the CPU per event
 // of the bare app and of the load driver (this process), and what the aim (0.45 of the ceiling) leaves the gateway
-// per event once the driver and PostgreSQL have theirs at that rate. `--against other/gateway/dist/main.mjs` also runs
+// per event once the driver and PostgreSQL have theirs at that rate. `--commit-ceiling` runs, after the ceiling, the same
+// bare app made durable (commit-ceiling-server.ts: each row committed before its 202, `--commit-in-flight` commits at
+// a time, 1 as the gateway's writer): what is left of the ceiling once a 202 means committed, and the gateway's
+// share of that, which moves far less from minute to minute than its share of the ceiling. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
 // `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
 // perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces
@@ -20,11 +24,13 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
+import type pg from "pg";
 import { PLACEHOLDER_ADMIN_PASSWORD } from "../../gateway/src/auth/auth-config.ts";
 import { launchGateway } from "../../gateway/src/launch.ts";
 import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
+import { COMMIT_CEILING_TABLE } from "./commit-ceiling-table.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
@@ -36,6 +42,8 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "64" },
     http: { type: "string", default: "uws" },
     ceiling: { type: "boolean", default: false },
+    "commit-ceiling": { type: "boolean", default: false },
+    "commit-in-flight": { type: "string", default: "1" },
     against: { type: "string" },
     rounds: { type: "string", default: "1" },
     perf: { type: "boolean", default: false },
@@ -74,27 +82,63 @@ function procStats(pid: number): { rssMb: number; cpuS: number } | null {
   }
 }
 
-/** The bare uWebSockets.js app under the same load: what the HTTP stack alone answers on this machine. */
-async function ceiling(): Promise<{ events_per_s: number; p99_ms: number; errors: number; server_us_per_event: number; driver_us_per_event: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/src/ceiling-server.ts"], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+interface CeilingRun {
+  events_per_s: number;
+  p99_ms: number;
+  errors: number;
+  server_us_per_event: number;
+  driver_us_per_event: number;
+  /** The commit ceiling only: its PostgreSQL backends' CPU, rows per commit and rows acknowledged but not stored. */
+  postgres_us_per_event?: number;
+  rows_per_commit?: number;
+  lost?: number;
+}
+
+/**
+ * A bare app under the same load: `ceiling-server.ts`, what the HTTP stack alone answers on this machine, or
+ * `commit-ceiling-server.ts`, which also commits every row before its 202 (on a fresh database of its own).
+ */
+async function ceiling(kind: "bare" | "commit"): Promise<CeilingRun> {
+  const db = kind === "commit" ? await freshBenchDatabase("commit_ceiling") : null;
+  const script = kind === "commit" ? "bench/src/commit-ceiling-server.ts" : "bench/src/ceiling-server.ts";
+  const env = db ? { ...process.env, DATABASE_URL: db.url, COMMIT_CEILING_IN_FLIGHT: args["commit-in-flight"] } : process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"], env });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    let buffer = "";
-    child.stdout.on("data", (c: Buffer) => {
-      const m = /"port":(\d+)/.exec((buffer += c.toString()));
+    child.stdout.on("data", () => {
+      const m = /"port":(\d+)/.exec(output);
       if (m) resolve(Number(m[1]));
     });
-    child.once("exit", (code) => reject(new Error(`the ceiling server exited (${code}) before listening`)));
+    child.once("exit", (code) => reject(new Error(`the ${kind} ceiling server exited (${code}) before listening`)));
   });
   const serverBefore = procStats(child.pid!)?.cpuS ?? 0;
   const driverBefore = process.cpuUsage();
   const load = await driveScenario(port, scenario, duration, connections, pace);
   const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const serverS = (procStats(child.pid!)?.cpuS ?? serverBefore) - serverBefore;
-  child.kill("SIGTERM");
-  return {
+  const run: CeilingRun = {
     events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors,
     server_us_per_event: usPerEvent(serverS, load.accepted), driver_us_per_event: usPerEvent(driverS, load.accepted),
   };
+  if (db) run.postgres_us_per_event = usPerEvent(await backendsCpuS(db.pool), load.accepted);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  await exited;
+  if (db) {
+    const stopped = /"commits":(\d+),"rows":(\d+)/.exec(output);
+    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from ${COMMIT_CEILING_TABLE}`);
+    run.rows_per_commit = stopped ? Math.round((10 * Number(stopped[2])) / Math.max(1, Number(stopped[1]))) / 10 : undefined;
+    run.lost = Math.max(0, load.accepted - rows[0]!.n);
+    await db.dispose();
+  }
+  return run;
+}
+
+/** CPU seconds of the PostgreSQL processes serving this database's connections (the server runs on this machine). */
+async function backendsCpuS(pool: pg.Pool): Promise<number> {
+  const backends = await pool.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+  return backends.rows.reduce((sum, r) => sum + (procStats(r.pid)?.cpuS ?? 0), 0);
 }
 
 const cpuSeconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
@@ -153,8 +197,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
   // (opened at its boot, so nearly all of it is the run's). Only when the server runs on this machine.
-  const backends = await db.pool.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
-  const postgresCpu = backends.rows.reduce((sum, r) => sum + (procStats(r.pid)?.cpuS ?? 0), 0);
+  const postgresCpu = await backendsCpuS(db.pool);
   // /healthz shows its counters only to a credential.
   const login = await fetch(`http://127.0.0.1:${gw.port}/api/auth/login`, {
     method: "POST",
@@ -225,7 +268,8 @@ async function main(): Promise<void> {
   console.log(`ingest bench: ${duration}s, ${connections} connections, ${args.http} transport, ${scenario.length} distinct requests${pace ? `, paced at ${pace} requests/s` : ""}${args.ceiling ? ", ceiling first" : ""}${args.against ? `, against ${args.against}` : ""}`);
   const results = [];
   for (let round = 0; round < rounds; round++) {
-    const top = args.ceiling ? await ceiling() : undefined;
+    const top = args.ceiling || args["commit-ceiling"] ? await ceiling("bare") : undefined;
+    const durable = args["commit-ceiling"] ? await ceiling("commit") : undefined;
     // Alternating which gateway runs right after the ceiling, so neither always gets the same minutes.
     const order = args.against === undefined ? ["this"] : round % 2 === 0 ? ["against", "this"] : ["this", "against"];
     const runs: Record<string, Awaited<ReturnType<typeof gateway>>> = {};
@@ -235,8 +279,9 @@ async function main(): Promise<void> {
     const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     const parts = [
       top ? `ceiling ${rate(top.events_per_s)}` : null,
+      durable ? `commit ceiling ${rate(durable.events_per_s)} (${ratio(durable.events_per_s, top?.events_per_s)} of the ceiling, ${durable.rows_per_commit} rows a commit, ${durable.server_us_per_event} µs/event + PostgreSQL ${durable.postgres_us_per_event}, lost ${durable.lost})` : null,
       `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${self.postgres_us_per_event}, RSS ${self.gateway_rss_mb_peak} MB, lost ${self.lost})`,
-      top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}` : null,
+      top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}${durable ? ` (${ratio(self.events_per_s, durable.events_per_s)} of the commit ceiling)` : ""}` : null,
       other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${other.lost})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
       `load ${load}`,
     ];
@@ -253,7 +298,7 @@ async function main(): Promise<void> {
       for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
     }
-    results.push({ ceiling: top, ...self, aim_budget: budget, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
+    results.push({ ceiling: top, commit_ceiling: durable, commit_ratio: durable ? ratio(self.events_per_s, durable.events_per_s) : undefined, ...self, aim_budget: budget, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
   }
   console.log(JSON.stringify(results.length === 1 ? results[0] : results));
 }

@@ -1,0 +1,99 @@
+// The commit ceiling of `npm run bench -- --ceiling`: the ceiling app (ceiling-server.ts) plus the one thing a
+// 202 of svc promises, that the rows are committed. Each body is parsed, each of its rows kept as its JSON text
+// with a time stamp, and the 202s wait for a group commit of those rows: one COPY a batch into a table with no
+// index, sent as one socket write (the gateway's own `copyBatch`), `COMMIT_CEILING_IN_FLIGHT` commits at a time.
+// Nothing else: no address, no classification, no visitor, no rollup. No app that answers after a durable commit
+// on this stack does fewer things an event, so what the load driver gets from it bounds what the gateway can:
+// the gateway's rate over it is how much of what durability leaves the gateway's own work takes.
+import fs from "node:fs";
+import uWS from "uWebSockets.js";
+import pg from "pg";
+import { copyBatch } from "../../gateway/src/writer/copy-batch.ts";
+import { TAB, NEWLINE } from "../../gateway/src/writer/copy-text.ts";
+import { EVENT_ACCEPTED_HEADERS } from "../../gateway/src/routes/ingest.ts";
+import { COMMIT_CEILING_TABLE } from "./commit-ceiling-table.ts";
+
+const inFlightMax = Number(process.env.COMMIT_CEILING_IN_FLIGHT ?? "1");
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: inFlightMax });
+await pool.query(`create table if not exists ${COMMIT_CEILING_TABLE} (ts timestamptz not null, body text not null)`);
+
+interface Waiter {
+  readonly res: uWS.HttpResponse;
+  readonly cors: boolean;
+  aborted: boolean;
+}
+
+let waiting: Waiter[] = [];
+let rows: string[] = [];
+let inFlight = 0;
+let commits = 0;
+let committedRows = 0;
+
+function answer(w: Waiter): void {
+  if (w.aborted) return;
+  w.res.cork(() => {
+    w.res.writeStatus("202 Accepted");
+    if (w.cors) for (const k in EVENT_ACCEPTED_HEADERS) w.res.writeHeader(k, EVENT_ACCEPTED_HEADERS[k]!);
+    w.res.end();
+  });
+}
+
+function commit(): void {
+  if (inFlight >= inFlightMax || waiting.length === 0) return;
+  const batch = rows;
+  const waiters = waiting;
+  rows = [];
+  waiting = [];
+  inFlight++;
+  const ts = new Date().toISOString();
+  copyBatch(pool, [{
+    statement: `copy ${COMMIT_CEILING_TABLE} (ts, body) from stdin`,
+    rows: batch.length,
+    encode: (out) => {
+      for (const body of batch) {
+        out.utf8(ts);
+        out.byte(TAB);
+        out.text(body, NEWLINE);
+      }
+    },
+  }]).then(
+    () => {
+      inFlight--;
+      commits++;
+      committedRows += batch.length;
+      for (const w of waiters) answer(w);
+      commit();
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
+const app = uWS.App();
+app.any("/*", (res, req) => {
+  const w: Waiter = { res, cors: req.getUrl() === "/api/event", aborted: false };
+  res.onAborted(() => {
+    w.aborted = true;
+  });
+  res.onData((chunk, isLast) => {
+    if (!isLast || w.aborted) return;
+    const body = Buffer.from(chunk).toString("utf8");
+    const parsed = JSON.parse(body) as unknown;
+    if (Array.isArray(parsed)) for (const row of parsed) rows.push(JSON.stringify(row));
+    else rows.push(body);
+    waiting.push(w);
+    // The rows read in this turn of the event loop join one batch.
+    if (inFlight < inFlightMax && waiting.length === 1) queueMicrotask(commit);
+  });
+});
+app.listen("127.0.0.1", 0, (socket) => {
+  if (!socket) throw new Error("the commit ceiling server could not listen");
+  console.log(JSON.stringify({ msg: "ceiling listening", port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket) }));
+});
+process.on("SIGTERM", () => {
+  // Written at once: a console.log to a pipe may still be queued when the process exits.
+  fs.writeSync(1, `${JSON.stringify({ msg: "commit ceiling stopped", commits, rows: committedRows })}\n`);
+  process.exit(0);
+});
