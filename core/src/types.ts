@@ -42,6 +42,9 @@ export type Channel = (typeof CHANNELS)[number];
 export const DEVICES = ["desktop", "mobile", "tablet", "other"] as const;
 export type DeviceType = (typeof DEVICES)[number];
 
+/** The five UTM parameters, in the order rows and rollups list them. */
+export const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+
 export interface Utm {
   readonly utm_source: string | null;
   readonly utm_medium: string | null;

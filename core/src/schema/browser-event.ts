@@ -74,8 +74,6 @@ export type BrowserEventWire = typeof BrowserEventBody.Type;
 
 const decodeWithSchema = Schema.decodeUnknownResult(BrowserEventBody, { errors: "all" });
 
-const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
-
 function optionalString(v: unknown, max: number): boolean {
   return v === undefined || v === null || (typeof v === "string" && v.length <= max);
 }
@@ -89,8 +87,11 @@ function isCommonValidBody(b: unknown): b is BrowserEventWire {
   if (!optionalString(b.r, LIMITS.referrer) || !optionalString(b.h, LIMITS.hostname)) return false;
   if (w !== undefined && w !== null && !(Number.isInteger(w) && (w as number) >= 0 && (w as number) <= LIMITS.screenWidth)) return false;
   if (p !== undefined && p !== null && !(isPlainObject(p) && arePropsValid(p))) return false;
-  for (const key of UTM_KEYS) if (!optionalString(b[key], LIMITS.utm)) return false;
-  return true;
+  // Each UTM key read by name (UTM_KEYS in types.ts), not `b[key]` in a loop: a read by a key that changes is
+  // megamorphic, a lookup in V8's stub cache each time (with the emptiness test in `normalise`, ~1.8 % of the
+  // in-process event path's samples under perf).
+  return optionalString(b.utm_source, LIMITS.utm) && optionalString(b.utm_medium, LIMITS.utm) && optionalString(b.utm_campaign, LIMITS.utm) &&
+    optionalString(b.utm_term, LIMITS.utm) && optionalString(b.utm_content, LIMITS.utm);
 }
 
 function utmValue(v: string | null | undefined): string | null {
@@ -106,7 +107,7 @@ function normalise(b: BrowserEventWire): Decoded<BrowserEvent> {
   const r = b.r === undefined || b.r === null ? "" : storedText(b.r);
   // Each utm_* comes from its body key when sent, else from the page URL's query, so a hand-written client that
   // only sends `u` gets the same campaign attribution as the tracker.
-  const hasBodyUtm = UTM_KEYS.some((k) => b[k] !== undefined && b[k] !== null);
+  const hasBodyUtm = b.utm_source != null || b.utm_medium != null || b.utm_campaign != null || b.utm_term != null || b.utm_content != null;
   const fromUrl = utmFromUrl(u);
   const utm: Utm = hasBodyUtm
     ? {

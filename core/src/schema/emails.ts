@@ -2,7 +2,7 @@
 // UTM values, and a server hit's path. Props lose a whole entry (schema/props.ts); here each address is cut
 // out and replaced by EMAIL_PLACEHOLDER, so the page, the event and the campaign are still counted — under a
 // name that identifies nobody. Each field that had one counts as one drop, as a dropped prop does.
-import type { Utm } from "../types.ts";
+import { type Utm, UTM_KEYS } from "../types.ts";
 import type { BrowserEvent } from "./browser-event.ts";
 import { looksLikeEmail } from "./props.ts";
 import type { ServerHit } from "./server-hit.ts";
@@ -16,8 +16,6 @@ const EMAILS = /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-
 export function scrubEmails(text: string): string {
   return looksLikeEmail(text) ? text.replace(EMAILS, EMAIL_PLACEHOLDER) : text;
 }
-
-const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
 
 /** The event with every e-mail address in `u`, `n` and the UTM values replaced, and how many fields had one. */
 export function dropEmailsFromEvent(event: BrowserEvent): { event: BrowserEvent; dropped: number } {

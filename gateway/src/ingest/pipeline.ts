@@ -194,16 +194,21 @@ export function deliver(lanes: LaneRegistry, siteId: number, rows: PendingRow[])
 }
 
 /**
- * Every header the two ingest routes read (the client's address behind a proxy, the User-Agent, a hit token) and
- * the transport's `content-length`: the uWebSockets.js transport copies only these for them (ListenOptions.
- * headersRead). A browser's beacon carries 15–20 headers (sec-ch-ua*, sec-fetch-*, accept*, origin, referer …),
- * each a callback into JavaScript and two strings, ~0.08 µs apiece in a perf profile of the gateway. A header
- * read on these routes must be named here.
+ * The headers each ingest route reads — an event: the client's address behind a proxy and the User-Agent; a hit
+ * array (its addresses and agents are in the body): its token — and the transport's `content-length`: the
+ * uWebSockets.js transport copies only these for them (ListenOptions.headersRead). A browser's beacon carries 15–20
+ * headers (sec-ch-ua*, sec-fetch-*, accept*, origin, referer …), each a callback into JavaScript and two strings,
+ * ~0.08 µs apiece in a perf profile of the gateway; each name asked for is a call into uWebSockets.js and a string
+ * back, so a route asks only for its own. A header read on these routes must be named here.
  */
-export const INGEST_HEADERS: readonly string[] = ["content-length", "user-agent", "x-forwarded-for", "authorization"];
+export const INGEST_HEADERS = {
+  "/api/event": ["content-length", "user-agent", "x-forwarded-for"],
+  "/api/hit": ["content-length", "authorization"],
+} as const satisfies Record<string, readonly string[]>;
 
 export function ingestHeadersRead(method: string, path: string): readonly string[] | null {
-  return method === "POST" && (path === "/api/event" || path === "/api/hit") ? INGEST_HEADERS : null;
+  if (method !== "POST") return null;
+  return path === "/api/event" ? INGEST_HEADERS["/api/event"] : path === "/api/hit" ? INGEST_HEADERS["/api/hit"] : null;
 }
 
 // The steps up to the lane are synchronous: a rejection before it is thrown, not returned, and a request whose
