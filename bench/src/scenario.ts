@@ -6,10 +6,9 @@
 // batches hits (10 rows a request here).
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot } from "../../gateway/src/repo-root.ts";
 
 export const BENCH_DOMAIN = "bench.example";
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface ScenarioRequest {
   readonly path: "/api/event" | "/api/hit";
@@ -53,7 +52,7 @@ export function zipfSampler(n: number, rand: () => number): () => number {
 }
 
 function userAgentsByActor(): Record<keyof typeof ROW_SHARE, string[]> {
-  const file = path.join(root, "core/test/fixtures/actors.jsonl");
+  const file = path.join(repoRoot, "core/test/fixtures/actors.jsonl");
   const out: Record<string, string[]> = { human: [], human_via_ai: [], ai_crawler: [], ai_agent: [], bot: [] };
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     if (!line.trim()) continue;
