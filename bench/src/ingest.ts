@@ -282,7 +282,7 @@ async function main(): Promise<void> {
       durable ? `commit ceiling ${rate(durable.events_per_s)} (${ratio(durable.events_per_s, top?.events_per_s)} of the ceiling, ${durable.rows_per_commit} rows a commit, ${durable.server_us_per_event} µs/event + PostgreSQL ${durable.postgres_us_per_event}, lost ${durable.lost})` : null,
       `gateway ${rate(self.events_per_s)} (p99 ${self.p99_ms} ms, ${self.gateway_us_per_event} µs/event + PostgreSQL ${self.postgres_us_per_event}, RSS ${self.gateway_rss_mb_peak} MB, lost ${self.lost})`,
       top ? `ratio ${ratio(self.events_per_s, top.events_per_s)}${durable ? ` (${ratio(self.events_per_s, durable.events_per_s)} of the commit ceiling)` : ""}` : null,
-      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${other.lost})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}` : null,
+      other ? `against ${rate(other.events_per_s)} (p99 ${other.p99_ms} ms, ${other.gateway_us_per_event} µs/event, lost ${other.lost})${top ? ` ratio ${ratio(other.events_per_s, top.events_per_s)}` : ""}${durable ? ` (${ratio(other.events_per_s, durable.events_per_s)} of the commit ceiling)` : ""}` : null,
       `load ${load}`,
     ];
     console.log(`round ${round + 1}: ${parts.filter(Boolean).join(" · ")}`);
