@@ -1,10 +1,10 @@
-// The commit ceiling of `npm run bench -- --ceiling`: the ceiling app (ceiling-server.ts) plus the one thing a
+// The commit ceiling of `npm run bench -- --commit-ceiling`: the ceiling app (ceiling-server.ts) plus the one thing a
 // 202 of svc promises, that the rows are committed. Each body is parsed, each of its rows kept as its JSON text
 // with a time stamp, and the 202s wait for a group commit of those rows: one COPY a batch into a table with no
 // index, sent as one socket write (the gateway's own `copyBatch`), `COMMIT_CEILING_IN_FLIGHT` commits at a time.
-// Nothing else: no address, no classification, no visitor, no rollup. No app that answers after a durable commit
-// on this stack does fewer things an event, so what the load driver gets from it bounds what the gateway can:
-// the gateway's rate over it is how much of what durability leaves the gateway's own work takes.
+// Nothing else: no address, no classification, no visitor, no rollup. An app answering after a durable commit on
+// this stack can hardly do less an event, so what the load driver gets from it bounds what the gateway can reach,
+// and the gateway's rate over it says how much of what durability leaves its own work takes.
 import fs from "node:fs";
 import uWS from "uWebSockets.js";
 import pg from "pg";

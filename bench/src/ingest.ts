@@ -11,7 +11,7 @@
 // per event once the driver and PostgreSQL have theirs at that rate. `--commit-ceiling` runs, after the ceiling, the same
 // bare app made durable (commit-ceiling-server.ts: each row committed before its 202, `--commit-in-flight` commits at
 // a time, 1 as the gateway's writer): what is left of the ceiling once a 202 means committed, and the gateway's
-// share of that, which moves far less from minute to minute than its share of the ceiling. `--against other/gateway/dist/main.mjs` also runs
+// share of that, which moves less from minute to minute than its share of the ceiling. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
 // `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
 // perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces

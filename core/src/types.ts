@@ -42,7 +42,7 @@ export type Channel = (typeof CHANNELS)[number];
 export const DEVICES = ["desktop", "mobile", "tablet", "other"] as const;
 export type DeviceType = (typeof DEVICES)[number];
 
-/** The five UTM parameters, in the order rows and rollups list them. */
+/** The five UTM parameters an event carries, as body keys or in its page URL's query. */
 export const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
 
 export interface Utm {
