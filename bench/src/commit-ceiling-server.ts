@@ -10,8 +10,7 @@ import uWS from "uWebSockets.js";
 import pg from "pg";
 import { copyBatch } from "../../gateway/src/writer/copy-batch.ts";
 import { TAB, NEWLINE } from "../../gateway/src/writer/copy-text.ts";
-import { EVENT_ACCEPTED_HEADERS } from "../../gateway/src/routes/ingest.ts";
-import { COMMIT_CEILING_TABLE } from "./commit-ceiling-table.ts";
+import { answerAccepted, COMMIT_CEILING_TABLE, listenOnFreePort } from "./ceiling-app.ts";
 
 const inFlightMax = Number(process.env.COMMIT_CEILING_IN_FLIGHT ?? "1");
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: inFlightMax });
@@ -28,15 +27,6 @@ let rows: string[] = [];
 let inFlight = 0;
 let commits = 0;
 let committedRows = 0;
-
-function answer(w: Waiter): void {
-  if (w.aborted) return;
-  w.res.cork(() => {
-    w.res.writeStatus("202 Accepted");
-    if (w.cors) for (const k in EVENT_ACCEPTED_HEADERS) w.res.writeHeader(k, EVENT_ACCEPTED_HEADERS[k]!);
-    w.res.end();
-  });
-}
 
 function commit(): void {
   if (inFlight >= inFlightMax || waiting.length === 0) return;
@@ -61,7 +51,7 @@ function commit(): void {
       inFlight--;
       commits++;
       committedRows += batch.length;
-      for (const w of waiters) answer(w);
+      for (const w of waiters) if (!w.aborted) answerAccepted(w.res, w.cors);
       commit();
     },
     (error: unknown) => {
@@ -88,10 +78,7 @@ app.any("/*", (res, req) => {
     if (inFlight < inFlightMax && waiting.length === 1) queueMicrotask(commit);
   });
 });
-app.listen("127.0.0.1", 0, (socket) => {
-  if (!socket) throw new Error("the commit ceiling server could not listen");
-  console.log(JSON.stringify({ msg: "ceiling listening", port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket) }));
-});
+listenOnFreePort(app, "commit ceiling");
 process.on("SIGTERM", () => {
   // Written at once: a console.log to a pipe may still be queued when the process exits.
   fs.writeSync(1, `${JSON.stringify({ msg: "commit ceiling stopped", commits, rows: committedRows })}\n`);

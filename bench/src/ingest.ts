@@ -30,7 +30,7 @@ import { launchGateway } from "../../gateway/src/launch.ts";
 import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
-import { COMMIT_CEILING_TABLE } from "./commit-ceiling-table.ts";
+import { COMMIT_CEILING_TABLE } from "./ceiling-app.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";

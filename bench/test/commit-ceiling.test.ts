@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../gateway/test/support/database.ts";
-import { COMMIT_CEILING_TABLE } from "../src/commit-ceiling-table.ts";
+import { COMMIT_CEILING_TABLE } from "../src/ceiling-app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
