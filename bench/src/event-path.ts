@@ -1,19 +1,17 @@
 // The workload of `npm run bench:event-path` (event-path-bench.ts): the gateway's own work on ingested rows, in
 // process, without HTTP or PostgreSQL. The ingest scenario's requests (scenario.ts) go through the pipeline's steps
 // (parse, decode, enrich: classify, device, traffic source, country), then through what a site lane does with each
-// row (site-lane.ts `process`: stamp, visitor hash, visit rule, rollup counters), and each batch of 32 requests is
-// encoded as COPY text. After `--warm-up` requests it times `--requests` more; one JSON line: rows (all of them),
-// CPU µs a measured row, COPY bytes a row.
+// row (site-lane.ts `LaneTurn`, the lane's own code: visitor hash, stamp, visit rule, rollup counters), and each
+// batch of 32 requests is encoded as COPY text. After `--warm-up` requests it times `--requests` more; one JSON
+// line: rows (all of them), CPU µs a measured row, COPY bytes a row.
 import { parseArgs } from "node:util";
-import { visitorHashKeyOfAddress } from "../../core/src/visitor-hash.ts";
 import { RejectionCounters } from "../../gateway/src/errors.ts";
 import { openCountryLookup } from "../../gateway/src/geo/country.ts";
 import * as pipeline from "../../gateway/src/ingest/pipeline.ts";
 import { addressId } from "../../gateway/src/ingest/siphash.ts";
-import type { PendingRow } from "../../gateway/src/lanes/site-lane.ts";
+import { LaneTurn, type PendingRow } from "../../gateway/src/lanes/site-lane.ts";
 import { VisitState } from "../../gateway/src/lanes/visit-state.ts";
-import { newDeltaSink, RollupState } from "../../gateway/src/rollups/rollup-state.ts";
-import type { EventRow, HitRow } from "../../gateway/src/storage/rows.ts";
+import { RollupState } from "../../gateway/src/rollups/rollup-state.ts";
 import type { SiteRecord } from "../../gateway/src/storage/sites.ts";
 import { CopyBytes, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-text.ts";
 import { buildScenario } from "./scenario.ts";
@@ -46,26 +44,15 @@ function enriched(r: (typeof requests)[number]): PendingRow[] {
 
 /** One batch of requests, as the ingest steps and then a site lane's turn handle them. */
 function batch(from: number): void {
-  const sink = newDeltaSink();
-  const events: EventRow[] = [];
-  const hits: HitRow[] = [];
+  const turn = new LaneTurn(SITE_ID, salt, now, state, visits);
   for (let i = from; i < from + BATCH; i++) {
     for (const pending of enriched(requests[i % requests.length]!)) {
-      const key = visitorHashKeyOfAddress(salt, SITE_ID, pending.ip, pending.ua);
-      const row = pending.row;
-      row.site_id = SITE_ID;
-      row.ts = now;
-      row.visitor_hash = Buffer.from(key, "latin1");
-      if (pending.kind === "event") {
-        visits.attribute(pending.row, key);
-        events.push(pending.row);
-      } else hits.push(pending.row);
-      state.observe(pending.row, sink, key);
+      turn.add(pending);
       rows++;
     }
   }
   const out = new CopyBytes();
-  encodeHits(hits, encodeEvents(events, out));
+  encodeHits(turn.hits, encodeEvents(turn.events, out));
   bytes += out.length;
   now += 1;
 }

@@ -12,7 +12,7 @@ import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 import { recountDay, replayRows } from "../rollups/day-rows.ts";
-import { RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
+import { type DeltaSink, RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
@@ -48,6 +48,57 @@ export interface SiteLaneDeps {
   readonly replayBatchRows: number;
   /** Several gateways on one database: the site's lock, taken before the lane's first write; null = one gateway. */
   readonly ownership: LaneOwnership | null;
+}
+
+/**
+ * What a site lane's turn does with each row, in order: the visitor hash (the address is dropped there), the stamp
+ * (site, time, hash), the visit rule (events) and the rollup counters, collecting the rows in COPY order and their
+ * counts. One object a turn, its `add` a row: `npm run bench:event-path` (bench/src/event-path.ts) runs this same
+ * code to count the lane's share of a row's work.
+ */
+export class LaneTurn {
+  readonly events: EventRow[] = [];
+  readonly hits: HitRow[] = [];
+  readonly rollups: DeltaSink = newDeltaSink();
+  /** Start (ms) of the UTC hour of `now`. */
+  readonly hourStart: number;
+
+  constructor(
+    private readonly siteId: number,
+    private readonly salt: Buffer,
+    private readonly now: number,
+    private readonly state: RollupState,
+    private readonly visits: VisitState,
+  ) {
+    this.hourStart = now - (now % HOUR_MS);
+  }
+
+  add(pending: PendingRow): void {
+    // The hash as a latin1 string is the state's key; its bytes are the stored column.
+    const key = visitorHashKeyOfAddress(this.salt, this.siteId, pending.ip, pending.ua);
+    const visitor_hash = Buffer.from(key, "latin1");
+    pending.ip = "";
+    // The enriched row is stamped in place: no copy per row on the hot path.
+    if (pending.kind === "event") {
+      const row = pending.row;
+      row.site_id = this.siteId;
+      row.ts = this.now;
+      row.visitor_hash = visitor_hash;
+      this.visits.attribute(row, key);
+      this.events.push(row);
+      this.state.observe(row, this.rollups, key);
+    } else {
+      // A middleware's own timestamp is kept when it lies in the current hour (it batches for
+      // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
+      const t = pending.requestedTs;
+      const row = pending.row;
+      row.site_id = this.siteId;
+      row.ts = t !== null && t >= this.hourStart && t <= this.now ? t : this.now;
+      row.visitor_hash = visitor_hash;
+      this.hits.push(row);
+      this.state.observe(row, this.rollups, key);
+    }
+  }
 }
 
 /** What a lane needs of cluster/ownership.ts. */
@@ -340,43 +391,13 @@ export class SiteLane {
 
   private process(messages: readonly IngestMessage[], now: number) {
     const state = this.state!;
-    const visits = this.visits!;
-    const salt = this.salt!;
-    const events: EventRow[] = [];
-    const hits: HitRow[] = [];
-    const rollups = newDeltaSink();
-    const hourStart = now - (now % HOUR_MS);
+    const turn = new LaneTurn(this.siteId, this.salt!, now, state, this.visits!);
+    const { events, hits } = turn;
     // Where each message's rows end in `events` and `hits`: lets the writer commit request by request
     // around a row the database refuses (writer/refused-rows.ts).
     const ends: number[] = [];
     for (const message of messages) {
-      for (const pending of message.rows) {
-        // The hash as a latin1 string is the state's key; its bytes are the stored column.
-        const key = visitorHashKeyOfAddress(salt, this.siteId, pending.ip, pending.ua);
-        const visitor_hash = Buffer.from(key, "latin1");
-        pending.ip = "";
-        // The enriched row is stamped in place: no copy per row on the hot path.
-        if (pending.kind === "event") {
-          const row = pending.row;
-          row.site_id = this.siteId;
-          row.ts = now;
-          row.visitor_hash = visitor_hash;
-          visits.attribute(row, key);
-          events.push(row);
-          state.observe(row, rollups, key);
-        } else {
-          // A middleware's own timestamp is kept when it lies in the current hour (it batches for
-          // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
-          const t = pending.requestedTs;
-          const ts = t !== null && t >= hourStart && t <= now ? t : now;
-          const row = pending.row;
-          row.site_id = this.siteId;
-          row.ts = ts;
-          row.visitor_hash = visitor_hash;
-          hits.push(row);
-          state.observe(row, rollups, key);
-        }
-      }
+      for (const pending of message.rows) turn.add(pending);
       ends.push(events.length, hits.length);
     }
     if (!this.inferredRecorded && state.visitorsInferred) {
@@ -399,8 +420,8 @@ export class SiteLane {
       valid: () => generation === this.generation,
       events,
       hits,
-      rollups: sinkDeltas(rollups),
-      hour: hourStart,
+      rollups: sinkDeltas(turn.rollups),
+      hour: turn.hourStart,
       committed: () => {
         this.submissionSettled();
         for (const m of messages) m.done();

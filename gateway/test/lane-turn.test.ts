@@ -1,0 +1,103 @@
+// A site lane's turn on its rows (lanes/site-lane.ts `LaneTurn`), in process: the stamp, the visitor hash, the
+// visit rule, the rollup counters and which time stamp a hit keeps. The rows come from the ingest pipeline's own
+// steps, as a lane receives them; `npm run bench:event-path` runs this same code.
+import { describe, expect, it } from "vitest";
+import { RejectionCounters } from "../src/errors.ts";
+import { openCountryLookup } from "../src/geo/country.ts";
+import * as pipeline from "../src/ingest/pipeline.ts";
+import { LaneTurn, type PendingRow } from "../src/lanes/site-lane.ts";
+import { VisitState } from "../src/lanes/visit-state.ts";
+import { RollupState, sinkDeltas } from "../src/rollups/rollup-state.ts";
+import type { SiteRecord } from "../src/storage/sites.ts";
+import { UA } from "./support/harness.ts";
+
+const SITE_ID = 7;
+const site = { id: SITE_ID, domain: "turn.example" } as SiteRecord;
+const country = openCountryLookup(null);
+const counters = new RejectionCounters();
+const DAY_START = Date.parse("2026-11-26T00:00:00Z");
+const HOUR_START = Date.parse("2026-11-26T12:00:00Z");
+const NOW = Date.parse("2026-11-26T12:30:00Z");
+const salt = (fill: number) => Buffer.alloc(32, fill);
+
+function event(ip: string, ua: string, body: Record<string, unknown>): PendingRow {
+  const decoded = pipeline.decodeEvent({ d: site.domain, ...body }, counters);
+  return pipeline.enrichEvent(decoded, ua, ip, country);
+}
+
+function hit(ts: number | null, ip = "203.0.113.9"): PendingRow {
+  const [decoded] = pipeline.decodeHits({ domain: site.domain, method: "GET", path: "/api/x", status: 200, user_agent: UA.gptbot, ip, ts }, counters);
+  return pipeline.enrichHit(decoded!, site, country);
+}
+
+function turn(fill = 1) {
+  const state = new RollupState(SITE_ID, DAY_START);
+  return { state, turn: new LaneTurn(SITE_ID, salt(fill), NOW, state, new VisitState()) };
+}
+
+describe("a site lane's turn", () => {
+  it("stamps each event with the site, the turn's time and the visitor hash, and drops the address", () => {
+    const { turn: t } = turn();
+    const rows = [
+      event("198.51.100.1", UA.chrome, { u: "https://turn.example/a" }),
+      event("198.51.100.1", UA.chrome, { u: "https://turn.example/b" }),
+      event("198.51.100.2", UA.chrome, { u: "https://turn.example/a" }),
+      event("198.51.100.1", UA.iphone, { u: "https://turn.example/a" }),
+    ];
+    for (const row of rows) t.add(row);
+    expect(t.events.map((e) => [e.site_id, e.ts, e.page])).toEqual([[SITE_ID, NOW, "/a"], [SITE_ID, NOW, "/b"], [SITE_ID, NOW, "/a"], [SITE_ID, NOW, "/a"]]);
+    expect(t.hits).toEqual([]);
+    expect(rows.map((r) => r.ip)).toEqual(["", "", "", ""]);
+    const hashes = t.events.map((e) => e.visitor_hash.toString("hex"));
+    // The same address and User-Agent are one visitor; another address or User-Agent is another.
+    expect(hashes[1]).toBe(hashes[0]);
+    expect(new Set(hashes).size).toBe(3);
+  });
+
+  it("hashes with the day's salt: the same visitor under another salt is another hash", () => {
+    const a = turn(1).turn;
+    const b = turn(2).turn;
+    a.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/" }));
+    b.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/" }));
+    expect(a.events[0]!.visitor_hash.equals(b.events[0]!.visitor_hash)).toBe(false);
+  });
+
+  it("applies the visit rule: a visit's later page keeps the source it entered with", () => {
+    const { turn: t } = turn();
+    t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/in", r: "https://chatgpt.com/" }));
+    t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/next", r: "https://turn.example/in" }));
+    expect(t.events.map((e) => [e.page, e.actor, e.source])).toEqual([
+      ["/in", "human_via_ai", "ChatGPT"],
+      ["/next", "human_via_ai", "ChatGPT"],
+    ]);
+  });
+
+  it("counts every row in the turn's rollup counts, in the hour of its time stamp", () => {
+    const { turn: t, state } = turn();
+    t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/" }));
+    t.add(event("198.51.100.2", UA.chrome, { u: "https://turn.example/" }));
+    t.add(hit(null));
+    const totals = sinkDeltas(t.rollups).filter((d) => d.dim === "total");
+    expect(totals.map((d) => [d.actor, d.hour, d.pageviews, d.hits, d.visitors_day])).toEqual(
+      expect.arrayContaining([["human", HOUR_START, 2, 0, 2], ["ai_crawler", HOUR_START, 0, 1, 1]]),
+    );
+    expect(state.visitors).toBe(3);
+  });
+
+  // A middleware batches for about a second: its own time stamp is kept inside the current hour, and anything
+  // else (earlier hours, whose visitor state is gone, or the future) takes the turn's time.
+  it.each([
+    ["no time stamp", null, NOW],
+    ["earlier this hour", HOUR_START + 10 * 60_000, HOUR_START + 10 * 60_000],
+    ["the hour's first millisecond", HOUR_START, HOUR_START],
+    ["the turn's own time", NOW, NOW],
+    ["the hour before", HOUR_START - 1, NOW],
+    ["a millisecond ahead", NOW + 1, NOW],
+  ])("a hit with %s is stamped at the right time", (_name, ts, expected) => {
+    const { turn: t } = turn();
+    t.add(hit(ts));
+    expect(t.events).toEqual([]);
+    expect(t.hits.map((h) => [h.site_id, h.ts])).toEqual([[SITE_ID, expected]]);
+    expect(t.hourStart).toBe(HOUR_START);
+  });
+});
