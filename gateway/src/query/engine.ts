@@ -583,7 +583,8 @@ function filterEcho(f: Filter): unknown {
 }
 
 function echo(plan: QueryPlan, site: SiteRecord, range: ResolvedRange, compared: ResolvedRange | null, timeZone: string, allActors: boolean): Record<string, unknown> {
-  const iso = (r: ResolvedRange) => [isoInZone(r.fromMs, timeZone), isoInZone(r.toMs - 1000, timeZone)];
+  // The second of the first and of the last instant counted (a date-time end counts its whole second; "24h" ends now).
+  const iso = (r: ResolvedRange) => [isoInZone(r.fromMs, timeZone), isoInZone(r.toMs - 1, timeZone)];
   const include: Record<string, unknown> = { time_labels: plan.include.timeLabels, total_rows: plan.include.totalRows };
   if (plan.include.comparisons !== null) {
     const c = plan.include.comparisons;
