@@ -6,6 +6,7 @@
 // including `. _ * ( ) ! '` that encodeURIComponent leaves alone: chat apps read `_x_` and `*x*` as
 // emphasis and link unfurlers cut a trailing `.`, `)` or `!` off a link, so such a URL would open another
 // view. `~` is the separator because it is never left raw inside a value.
+import { blankLabel } from "@svc/core/display";
 // ".ts" spelled out: the repository's root typecheck reaches this file from dashboard/test (node16 resolution).
 import { type ActorParam, type LiveDelta, actorsOf } from "./types.ts";
 
@@ -164,12 +165,11 @@ export function tabDimension(field: string): string | null {
 }
 
 /**
- * The value a card's row filters by: the query API labels an empty value "Direct / None" (source, referrer)
- * or "(not set)" (gateway/src/query/sql.ts), where the rollup reads send "" with their own label.
+ * The value a card's row filters by: the query API labels an empty value as core's `blankLabel` does ("Direct /
+ * None" for source and referrer, "(not set)" otherwise), where the rollup reads send "" beside the same label.
  */
 export function rowFilterValue(dim: string, value: string): string {
-  if (value !== "") return value;
-  return dim === "source" || dim === "referrer" ? "Direct / None" : "(not set)";
+  return value !== "" ? value : blankLabel(dim);
 }
 
 function leafMatches(f: ViewFilter, value: string): boolean {

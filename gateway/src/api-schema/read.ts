@@ -93,7 +93,7 @@ export const StatsResponse = Schema.Struct({
 export const BreakdownRow = Schema.Struct({
   value: Schema.String.annotate({ description: "The stored value; \"\" for none (direct traffic, unknown country…)." }),
   label: Schema.String.annotate({
-    description: "A readable label: the value, \"Direct / None\" for an empty source, or for field=rule a description such as \"user agent token GPTBot (ai.robots.txt)\".",
+    description: "A readable label: the value, \"Direct / None\" for an empty source, \"(not set)\" for any other empty value (as the query API labels them), or for field=rule a description such as \"user agent token GPTBot (ai.robots.txt)\".",
   }),
   visitors: Count,
   pageviews: Schema.optionalKey(Count).annotate({ description: "Every field except event." }),

@@ -3,20 +3,22 @@
 // the same blank values (page, source, channel, country, device, browser, os) — over whole UTC days of a UTC site,
 // for the default actor. Visitors summed over days are exact: hashes rotate at 00:00 UTC, so no visitor is in two
 // days. Measured at 10M rows (README "Benchmarks"): these answer in tens of ms, where DuckDB needs hundreds.
+import { blankLabel } from "@svc/core";
 import { type RollupSource, windowSums } from "../read/reports.ts";
 import { bucketTotals, valueSums } from "../read/rollup-reads.ts";
 import type { ResolvedRange } from "./date-range.ts";
 import type { ResultRow } from "./engine.ts";
 import { type Metric, type QueryPlan, isTimeDimension } from "./request.ts";
 
-const DIMS: Readonly<Record<string, { dim: string; blank: string }>> = {
-  "event:page": { dim: "page", blank: "(not set)" },
-  "visit:source": { dim: "source", blank: "Direct / None" },
-  "visit:channel": { dim: "channel", blank: "(not set)" },
-  "visit:country": { dim: "country", blank: "(not set)" },
-  "visit:device": { dim: "device", blank: "(not set)" },
-  "visit:browser": { dim: "browser", blank: "(not set)" },
-  "visit:os": { dim: "os", blank: "(not set)" },
+/** The query dimensions the rollups keep, by their rollup column. */
+const DIMS: Readonly<Record<string, string>> = {
+  "event:page": "page",
+  "visit:source": "source",
+  "visit:channel": "channel",
+  "visit:country": "country",
+  "visit:device": "device",
+  "visit:browser": "browser",
+  "visit:os": "os",
 };
 const METRICS: ReadonlySet<Metric> = new Set(["visitors", "pageviews", "events", "hits"]);
 
@@ -52,7 +54,8 @@ export async function rollupRows(src: RollupSource, siteId: number, plan: QueryP
     }
     return [...buckets.entries()].map(([ms, s]) => ({ dimensions: [new Date(ms).toISOString().slice(0, 10)], metrics: plan.metrics.map((m) => metricOf(m, s)) }));
   }
-  const { dim: column, blank } = DIMS[dim]!;
+  const column = DIMS[dim]!;
+  const blank = blankLabel(column);
   // Settled days' sums are cached as the breakdown route's are (read/settled-cache.ts): a 30-day page breakdown
   // sums 60,000 rollup rows otherwise.
   const sums = await windowSums(src, `query|${siteId}|${column}`, span, (s) => valueSums(pool, siteId, column, actors, s), (r) => r.value);

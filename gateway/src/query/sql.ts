@@ -13,7 +13,7 @@
 // - conversion_rate = converting visitors / visitors of the query without its goal filters, × 100, two decimals;
 //   group_conversion_rate divides by the visitors of the same non-goal dimension values instead.
 // - Without visit:actor in a filter or dimension only actor `human` counts, as on the dashboard.
-import { DAY_MS } from "@svc/core";
+import { DAY_MS, DIRECT_LABEL, NOT_SET_LABEL, blankLabel } from "@svc/core";
 import type { ResolvedRange } from "./date-range.ts";
 import {
   type Filter, type FilterLeaf, type Metric, type QueryPlan, PROP_PREFIX, filterLeaves, isEventDimension, isLeaf, isTimeDimension,
@@ -76,7 +76,8 @@ export class Params {
   }
 }
 
-const NOT_SET = "'(not set)'";
+const NOT_SET = `'${NOT_SET_LABEL}'`;
+const DIRECT = `'${DIRECT_LABEL}'`;
 const blank = (column: string, label = NOT_SET): string => `coalesce(nullif(${column}, ''), ${label})`;
 
 /** Plausible's page-goal wildcards: `**` any characters, `*` any but `/`; the rest literal. Full match. */
@@ -121,9 +122,9 @@ function dimensionSql(dim: string, ctx: SqlContext, p: Params, tsColumn = "ts"):
     case "visit:exit_page":
       return blank("v_exit");
     case "visit:source":
-      return blank("source", "'Direct / None'");
+      return blank("source", DIRECT);
     case "visit:referrer":
-      return blank("referrer_host", "'Direct / None'");
+      return blank("referrer_host", DIRECT);
     case "visit:channel":
       return blank("channel");
     case "visit:country_name":
@@ -164,9 +165,9 @@ const PLAIN_COLUMNS: Readonly<Record<string, string>> = {
 };
 
 /** The label a blank (null or "") stored value of the dimension reads as (dimensionSql's `blank`), null for a column read as it is. */
-function blankLabel(dimension: string): string | null {
+function queryBlankLabel(dimension: string): string | null {
   if (dimension === "event:name" || dimension === "event:page" || dimension === "visit:actor") return null;
-  return dimension === "visit:source" || dimension === "visit:referrer" ? "Direct / None" : "(not set)";
+  return blankLabel(dimension.slice(dimension.indexOf(":") + 1));
 }
 
 function goalsMatching(leaf: FilterLeaf, goals: readonly QueryGoal[]): QueryGoal[] {
@@ -186,8 +187,8 @@ function leafSql(leaf: FilterLeaf, ctx: SqlContext, p: Params): string {
   // tiles over 10M rows 1.7–1.9 s of CPU → 1.6 s). Never null (a null column under `not` must read as "not is",
   // i.e. true).
   const column = PLAIN_COLUMNS[leaf.dimension];
-  const label = blankLabel(leaf.dimension);
-  if (leaf.op === "is" && leaf.caseSensitive && column !== undefined && (label !== null || !leaf.clauses.some((c) => c === "" || c.startsWith("(") || c === "Direct / None"))) {
+  const label = queryBlankLabel(leaf.dimension);
+  if (leaf.op === "is" && leaf.caseSensitive && column !== undefined && (label !== null || !leaf.clauses.some((c) => c === "" || c.startsWith("(") || c === DIRECT_LABEL))) {
     const stored = leaf.clauses.filter((c) => label === null || c !== "").map((c) => `${p.bind(c)}::varchar`);
     if (label !== null && leaf.clauses.includes(label)) return `(${column} is null or ${column} in ('', ${stored.join(", ")}))`;
     return stored.length === 0 ? "false" : `(${column} is not null and ${column} in (${stored.join(", ")}))`;

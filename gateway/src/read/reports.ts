@@ -1,6 +1,6 @@
 // Shapes rollup sums into the read routes' responses: totals with their previous window and change, the
 // zero-filled series, breakdown rows with readable labels, the AI panel and goal conversions.
-import { aiAgents, aiCrawlers, assistants, automationMarkers, ruleLabel, webviews } from "@svc/core";
+import { aiAgents, aiCrawlers, assistants, automationMarkers, blankLabel, ruleLabel, webviews } from "@svc/core";
 import type pg from "pg";
 import type { ActorChoice, Derived } from "../api-schema/common.ts";
 import type { AiResponse, BreakdownField, BreakdownResponse, StatsResponse } from "../api-schema/read.ts";
@@ -104,14 +104,6 @@ function foldInto(hours: ReadonlyMap<number, Counts>, starts: readonly number[])
   return out;
 }
 
-// What an empty value means in each dimension (rollup-state.ts stores a missing value as "").
-const EMPTY_LABELS: Partial<Record<BreakdownField, string>> = {
-  source: "Direct / None",
-  country: "Unknown",
-  browser: "Unknown",
-  os: "Unknown",
-};
-
 /** Where a read gets its rollups: the pool, and the cache of settled days' sums (settled-cache.ts). */
 export interface RollupSource {
   readonly pool: pg.Pool;
@@ -176,7 +168,8 @@ export async function breakdownReport(
 
 /** One breakdown row of a value's counts, labelled (the rollups' and a filtered shared link's breakdowns). */
 export function breakdownRow(field: BreakdownField, r: ValueCounts): (typeof BreakdownResponse.Type)["rows"][number] {
-  const label = r.value === "" ? (EMPTY_LABELS[field] ?? "(none)") : field === "rule" ? ruleLabel(r.value) : r.value;
+  // rollup-state.ts stores a missing value as "": labelled as the query API labels it (core's blankLabel).
+  const label = r.value === "" ? blankLabel(field) : field === "rule" ? ruleLabel(r.value) : r.value;
   return field === "event"
     ? { value: r.value, label, visitors: r.visitors, events: r.pageviews + r.events, hits: r.hits }
     : { value: r.value, label, visitors: r.visitors, pageviews: r.pageviews, hits: r.hits };
