@@ -77,8 +77,8 @@ export class Params {
 }
 
 const NOT_SET = `'${NOT_SET_LABEL}'`;
-const DIRECT = `'${DIRECT_LABEL}'`;
-const blank = (column: string, label = NOT_SET): string => `coalesce(nullif(${column}, ''), ${label})`;
+/** A stored column with its empty value read as core's label for it (source, referrer_host: "Direct / None"). */
+const blank = (column: string): string => `coalesce(nullif(${column}, ''), '${blankLabel(column)}')`;
 
 /** Plausible's page-goal wildcards: `**` any characters, `*` any but `/`; the rest literal. Full match. */
 export function pagePatternRegex(pattern: string): string {
@@ -122,9 +122,9 @@ function dimensionSql(dim: string, ctx: SqlContext, p: Params, tsColumn = "ts"):
     case "visit:exit_page":
       return blank("v_exit");
     case "visit:source":
-      return blank("source", DIRECT);
+      return blank("source");
     case "visit:referrer":
-      return blank("referrer_host", DIRECT);
+      return blank("referrer_host");
     case "visit:channel":
       return blank("channel");
     case "visit:country_name":
