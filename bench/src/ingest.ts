@@ -1,5 +1,5 @@
 // npm run bench [-- --duration 60 --connections 64 --http uws|node --ceiling --commit-ceiling --commit-in-flight N --against BUNDLE
-//   --rounds N --rate R --bundle B --this-env NAME=VALUE]
+//   --rounds N --rate R --bundle B --this-env NAME=VALUE --sched]
 // Starts a gateway process on a fresh database, creates a site, drives the shared scenario at a fixed
 // concurrency for a fixed time, stops the gateway gracefully and counts the stored rows. The last
 // stdout line is one JSON object with the figures. `--k6-scenario FILE` writes the scenario for k6.
@@ -19,7 +19,9 @@
 // cost: batch sizes, per-second work) moves with the load, while at one fixed rate below both builds' capacity
 // their CPU per event is the figure to compare. `--bundle B` runs B (another checkout's gateway/dist/main.mjs)
 // instead of this checkout's: two benches started together, one per build, each at the same `--rate`, share the
-// same minutes of a loaded box, which alternating rounds do not.
+// same minutes of a loaded box, which alternating rounds do not. `--sched` records the scheduler (perf sched, every
+// core, 3 s in the middle of each server's load) and prints per process how many cores it kept busy and how long it
+// was ready to run without a core, and how much of that wait another core sat idle (scheduling.ts).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -33,6 +35,7 @@ import { addSite } from "../../gateway/src/storage/sites.ts";
 import { COMMIT_CEILING_TABLE } from "./ceiling-app.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
+import { describeScheduling, recordScheduling, type SchedSummary } from "./scheduling.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -47,6 +50,7 @@ const { values: args } = parseArgs({
     against: { type: "string" },
     rounds: { type: "string", default: "1" },
     perf: { type: "boolean", default: false },
+    sched: { type: "boolean", default: false },
     rate: { type: "string" },
     bundle: { type: "string" },
     "this-env": { type: "string", multiple: true },
@@ -68,6 +72,14 @@ const pace = args.rate === undefined ? undefined : Number(args.rate);
 if (args.perf) process.env.SVC_NODE_OPTIONS = `${process.env.SVC_NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
 // The profile skips the first and last 2 s of the load (start-up, the last commits).
 const PERF_SKIP_S = 2;
+// The scheduler's record: ~15,000 events a second here, so 3 s is enough and stays small.
+const SCHED_S = Math.min(3, Math.max(1, duration - 2 * PERF_SKIP_S));
+
+/** `--sched`: the scheduler's record of `pid`'s load, from PERF_SKIP_S into it; null without the flag. */
+function scheduling(pid: number): Promise<SchedSummary> | null {
+  if (!args.sched) return null;
+  return new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordScheduling(SCHED_S, pid, os.availableParallelism()));
+}
 
 
 function procStats(pid: number): { rssMb: number; cpuS: number } | null {
@@ -92,6 +104,7 @@ interface CeilingRun {
   postgres_us_per_event?: number;
   rows_per_commit?: number;
   lost?: number;
+  scheduling?: SchedSummary;
 }
 
 /**
@@ -114,12 +127,14 @@ async function ceiling(kind: "bare" | "commit"): Promise<CeilingRun> {
   });
   const serverBefore = procStats(child.pid!)?.cpuS ?? 0;
   const driverBefore = process.cpuUsage();
+  const sched = scheduling(child.pid!);
   const load = await driveScenario(port, scenario, duration, connections, pace);
   const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const serverS = (procStats(child.pid!)?.cpuS ?? serverBefore) - serverBefore;
   const run: CeilingRun = {
     events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors,
     server_us_per_event: usPerEvent(serverS, load.accepted), driver_us_per_event: usPerEvent(driverS, load.accepted),
+    scheduling: (await sched) ?? undefined,
   };
   if (db) run.postgres_us_per_event = usPerEvent(await backendsCpuS(db.pool), load.accepted);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -190,10 +205,12 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
   const profile = args.perf
     ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
     : null;
+  const sched = scheduling(pid);
   const driverBefore = process.cpuUsage();
   const load = await driveScenario(gw.port, scenario, duration, connections, pace);
   const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const samples = await profile;
+  const schedule = await sched;
   const cpuBefore = procStats(pid)?.cpuS ?? cpu;
   // PostgreSQL's own share: the CPU of the server processes serving the gateway's connections to this database
   // (opened at its boot, so nearly all of it is the run's). Only when the server runs on this machine.
@@ -240,6 +257,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
     driver_us_per_event: usPerEvent(driverS, load.accepted),
     stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
+    scheduling: schedule ?? undefined,
   };
 }
 
@@ -293,6 +311,8 @@ async function main(): Promise<void> {
           `the aim (${AIM} = ${rate(budget.rate)}) leaves the gateway ${budget.gateway_us_per_event} µs/event of ${os.availableParallelism()} cores beside the driver and PostgreSQL (it uses ${self.gateway_us_per_event})`,
       );
     }
+    const schedules: [string, SchedSummary | undefined][] = [["ceiling app", top?.scheduling], ["commit ceiling app", durable?.scheduling], ["gateway", self.scheduling], ["against", other?.scheduling]];
+    for (const [name, s] of schedules) if (s) console.log(`  ${describeScheduling(s, name)}`);
     if (self.stages_us_per_event) {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
       for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
