@@ -136,8 +136,8 @@ export async function recordScheduling(seconds: number, serverPid: number, cores
   try {
     await new Promise<void>((resolve, reject) => {
       const child = spawn("perf", ["sched", "record", "-o", data, "--", "sleep", String(seconds)], { stdio: "ignore" });
-      child.once("error", reject);
-      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`perf sched record exited ${code}`))));
+      child.once("error", (error) => reject((error as NodeJS.ErrnoException).code === "ENOENT" ? new Error("--sched needs perf (Debian's linux-perf) on the PATH") : error));
+      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`perf sched record exited ${code}: it needs root, or kernel.perf_event_paranoid ≤ 1 and access to the tracepoints`))));
     });
     const hist = spawnSync("perf", ["sched", "timehist", "-i", data], { encoding: "utf8", maxBuffer: 1 << 30 });
     if (hist.status !== 0) throw new Error(`perf sched timehist failed: ${hist.stderr}`);
