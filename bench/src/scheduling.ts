@@ -93,8 +93,13 @@ function covered(u: readonly Interval[], a: number, b: number): number {
  */
 export function summarise(slices: readonly SchedSlice[], cores: number, roleOf: (pid: number, comm: string) => SchedRole): SchedSummary {
   if (slices.length === 0) throw new Error("perf sched recorded no scheduler events");
-  const first = Math.min(...slices.map((s) => s.at - s.runMs / 1000));
-  const last = Math.max(...slices.map((s) => s.at));
+  // A loop, not Math.min(...): a busy 3 s record holds tens of thousands of slices, past what a spread call takes.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const s of slices) {
+    first = Math.min(first, s.at - s.runMs / 1000);
+    last = Math.max(last, s.at);
+  }
   const spanMs = (last - first) * 1000;
   const idleByCpu = new Map<number, Interval[]>();
   let idleMs = 0;
