@@ -16,6 +16,13 @@ describe("dropEmailsFromEvent", () => {
     ["two addresses in one URL: one field, one drop", { u: "https://example.com/a@b.io/c@d.io" }, { u: "https://example.com/(email)/(email)" }, 1],
     ["the event name", { n: "invite sent to bob@corp.example" }, { n: `invite sent to ${EMAIL_PLACEHOLDER}` }, 1],
     ["a UTM value sent in the body", { utm_source: "newsletter", utm_campaign: "for-jane@example.org" }, { utm: expect.objectContaining({ utm_source: "newsletter", utm_campaign: "(email)" }) }, 1],
+    [
+      "every UTM value, each its own field and drop",
+      { utm_source: "a@example.org", utm_medium: "b@example.org", utm_campaign: "c@example.org", utm_term: "d@example.org", utm_content: "e@example.org" },
+      { utm: { utm_source: "(email)", utm_medium: "(email)", utm_campaign: "(email)", utm_term: "(email)", utm_content: "(email)" } },
+      5,
+    ],
+    ["only the last UTM value: the others kept as sent", { utm_medium: "email", utm_content: "footer/jane@example.org" }, { utm: { utm_source: null, utm_medium: "email", utm_campaign: null, utm_term: null, utm_content: "footer/(email)" } }, 1],
     ["a UTM value in the page URL (both the URL and the value)", { u: "https://example.com/?utm_source=jane@example.org" }, { u: "https://example.com/?utm_source=(email)", utm: expect.objectContaining({ utm_source: "(email)" }) }, 2],
     ["nothing to drop: an @handle, a version, a plain page", { u: "https://example.com/@jane/v1.2", n: "Follow @jane" }, { u: "https://example.com/@jane/v1.2", n: "Follow @jane" }, 0],
   ])("%s", (_name, body, expected, dropped) => {
