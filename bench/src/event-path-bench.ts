@@ -5,11 +5,18 @@
 // and prints the CPU time a row after a warm-up.
 //
 // `--instructions` counts instructions instead: CPU time on this shared box moves ±30 % from run to run, an
-// instruction count does not. Each bundle runs under callgrind at two request counts, and the difference in
+// instruction count does not. Each bundle runs under callgrind at three request counts, and the difference in
 // instructions over the difference in rows is its cost a row (start-up, module loading and most of the JIT's
 // warm-up cancel). V8 runs single-threaded with its hash and random seeds fixed: the same build then counts the
-// same to 0.05 %; with a random string-hash seed, where Map entries collide moves the count by up to 6 %, as does
-// a window of under ~40,000 rows (when the JIT tiers up falls inside it). ~2 minutes a checkout.
+// same to 0.05–0.25 %. Two builds compare less well than one with itself: where a code change moves the JIT's
+// tier-ups and the heap's collections, whole compilations and mark-compacts (~50 million instructions, ~0.8 % of a
+// window) move into or out of the window. So the collector is held off (64 MB semi-spaces, a 1 GB old space, no
+// memory reducer, whose timers fire by the clock and so at a different row under callgrind each run: 6 scavenges and
+// no mark-compact in 128,000 requests, against 36 and one by default; its cost is the gateway bench's "garbage
+// collection" row), and each build is counted over two windows, 16,000 → 64,000 and
+// 64,000 → 128,000 requests. Measured on one pair of bundles, the difference between the builds was +0.2 % in one
+// window and −0.9 % in the other (by default −0.9 % and +1.5 % over 16k → 64k and 32k → 128k): a difference smaller
+// than the windows' disagreement is not one this tool resolves. ~4 minutes a checkout.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -79,19 +86,29 @@ function run(file: string, nodeArgs: string[], workloadArgs: string[], under: st
   });
 }
 
-// The two request counts: a window of ~58,000 rows (16,000 → 64,000 requests of the scenario).
-const FEW = 16_000;
-const MANY = 64_000;
+// Three request counts: two windows of ~58,000 and ~78,000 rows (16,000 → 64,000 → 128,000 requests of the scenario).
+const COUNTS = [16_000, 64_000, 128_000] as const;
+// The collector held off in the counted runs (see the top of this file).
+const COLLECTOR_HELD_OFF = ["--min-semi-space-size=64", "--max-semi-space-size=64", "--initial-old-space-size=1024", "--no-memory-reducer"];
 
-/** Both counts of one build at once: on 2 cores the two callgrind runs take as long as one. */
-async function instructionsPerRow(file: string): Promise<number> {
-  const counted = await Promise.all([FEW, MANY].map(async (requests) => {
-    const { run: r, stderr } = await run(file, ["--single-threaded", "--hash-seed=1", "--random-seed=1"], ["--requests", String(requests), "--warm-up", "0"], ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]);
+interface PerRow {
+  /** Instructions a row over the whole span, 16,000 → 128,000 requests. */
+  readonly span: number;
+  /** The same over each window: how far apart they are is what a comparison can resolve. */
+  readonly windows: readonly [number, number];
+}
+
+/** The three counts of one build at once: on 2 cores they take about as long as the largest. */
+async function instructionsPerRow(file: string): Promise<PerRow> {
+  const counted = await Promise.all(COUNTS.map(async (requests) => {
+    const nodeArgs = ["--single-threaded", "--hash-seed=1", "--random-seed=1", ...COLLECTOR_HELD_OFF];
+    const { run: r, stderr } = await run(file, nodeArgs, ["--requests", String(requests), "--warm-up", "0"], ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]);
     const collected = /Collected : (\d+)/.exec(stderr);
     if (!collected) throw new Error(`no instruction count from callgrind: ${stderr.slice(-500)}`);
     return { rows: r.rows, instructions: Number(collected[1]) };
   }));
-  return Math.round((counted[1]!.instructions - counted[0]!.instructions) / (counted[1]!.rows - counted[0]!.rows));
+  const perRow = (a: number, b: number) => Math.round((counted[b]!.instructions - counted[a]!.instructions) / (counted[b]!.rows - counted[a]!.rows));
+  return { span: perRow(0, 2), windows: [perRow(0, 1), perRow(1, 2)] };
 }
 
 const builds = [{ label: "this", root: repoRoot }];
@@ -100,14 +117,25 @@ const files = new Map<string, string>();
 for (const b of builds) files.set(b.label, await bundle(b.label, b.root));
 
 const results: Record<string, number[]> = Object.fromEntries(builds.map((b) => [b.label, []]));
+const windows: Record<string, (readonly [number, number])[]> = Object.fromEntries(builds.map((b) => [b.label, []]));
 const rounds = args.instructions ? 1 : Number(args.rounds);
 for (let round = 0; round < rounds; round++) {
   // Alternated: each build goes first every other round.
   const order = round % 2 === 0 ? builds : [...builds].reverse();
   for (const b of order) {
-    const figure = args.instructions ? await instructionsPerRow(files.get(b.label)!) : (await run(files.get(b.label)!, [], ["--requests", args.requests!])).run.us_per_row;
-    results[b.label]!.push(figure);
+    if (args.instructions) {
+      const counted = await instructionsPerRow(files.get(b.label)!);
+      results[b.label]!.push(counted.span);
+      windows[b.label]!.push(counted.windows);
+    } else results[b.label]!.push((await run(files.get(b.label)!, [], ["--requests", args.requests!])).run.us_per_row);
   }
-  console.log(`round ${round + 1}: ${builds.map((b) => `${b.label} ${results[b.label]!.at(-1)!.toLocaleString("en-US")}`).join(" · ")} ${args.instructions ? "instructions" : "µs of CPU"} a row`);
+  const figure = (label: string) =>
+    `${label} ${results[label]!.at(-1)!.toLocaleString("en-US")}${args.instructions ? ` (windows ${windows[label]!.at(-1)!.map((n) => n.toLocaleString("en-US")).join(" · ")})` : ""}`;
+  console.log(`round ${round + 1}: ${builds.map((b) => figure(b.label)).join(" · ")} ${args.instructions ? "instructions" : "µs of CPU"} a row`);
 }
-console.log(JSON.stringify({ unit: args.instructions ? "instructions_per_row" : "cpu_us_per_row", ...results }));
+if (args.instructions && args.against) {
+  // The difference in each window: one that changes sign, or moves by more than itself, is not resolved.
+  const change = (i: number) => ((windows.this![0]![i]! / windows.against![0]![i]! - 1) * 100).toFixed(2);
+  console.log(`this against the other build: ${change(0)} % over 16,000 → 64,000 requests, ${change(1)} % over 64,000 → 128,000`);
+}
+console.log(JSON.stringify({ unit: args.instructions ? "instructions_per_row" : "cpu_us_per_row", ...results, ...(args.instructions ? { windows } : {}) }));
