@@ -2,6 +2,7 @@
 // The byte layout is documented in core/README.md ("Visitor hash"); changing it changes every hash, so it is pinned
 // by fixed vectors in test/visitor-hash.test.ts.
 
+import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
 import { canonicalIp } from "./ip.ts";
 

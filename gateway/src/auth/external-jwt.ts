@@ -1,6 +1,7 @@
 // Hosted mode (SVC_AUTH_MODE=jwt): tokens issued by an external identity provider. The signature is checked
 // against the provider's JWKS (RS256/ES256) or a shared HS256 secret, then `iss`, `aud` and `exp`; the user's
 // team is the slug in the configured claim and must be a row of `teams` — anyone else is refused (invite-only).
+import { Buffer } from "node:buffer";
 import { createSecretKey, type KeyObject } from "node:crypto";
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, type JWTPayload, jwtVerify } from "jose";
 import type pg from "pg";

@@ -1,6 +1,7 @@
 // Admin-mode session tokens: an HS256 JWT signed with SVC_JWT_SECRET whose `sid` names a row of auth_sessions.
 // The signature makes a token unforgeable without a database read; the row makes logout immediate (the row is
 // deleted, the token dies with it even though its `exp` is still ahead).
+import { Buffer } from "node:buffer";
 import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type pg from "pg";

@@ -12,6 +12,7 @@
 // Lock slots: one per site owned (session-level, two-int key), in PostgreSQL's shared lock table of
 // max_locks_per_transaction × (max_connections + max_prepared_transactions) entries (64 × 100 = 6,400 by
 // default). Idle lanes release theirs, so it is one slot per site with traffic in the last SVC_LANE_IDLE_MS.
+import { performance } from "node:perf_hooks";
 import pg from "pg";
 import type { Logger } from "../log.ts";
 import { guardPool } from "../storage/database.ts";

@@ -13,6 +13,7 @@
 // so a poller sees a count 1 to 2 s after its 202, over the 1 s budget; and polling per site costs every
 // gateway a query per watched site per interval whether anything changed or not. A NOTIFY goes out only for a
 // watched site with new counts, in one statement per PUBLISH_MS for all of them.
+import { Buffer } from "node:buffer";
 import type pg from "pg";
 import type { LiveHub } from "../live/hub.ts";
 import type { Logger } from "../log.ts";

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BODY_METHODS, BodyStream, dispatch, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type StreamSink } from "./transport.ts";

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import uWS from "uWebSockets.js";
 import { BODY_METHODS, BodyStream, type HandlerResult, LaterResponse, statusLine, type HttpRequest, type HttpResponse, type HttpServer, type HttpTransport, type ListenOptions, type ResponseSink, type StreamSink } from "./transport.ts";
 

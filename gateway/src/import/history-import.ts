@@ -13,6 +13,7 @@
 // counts add to a day's rollups exactly: every rollup still equals COUNT(DISTINCT visitor_hash) of its raw
 // rows. Only settled days are imported (not today, nor yesterday until 00:15 UTC: read/settled-cache.ts), so
 // no site lane's visitor state and no live rollup count is ever touched.
+import { Buffer } from "node:buffer";
 import { randomBytes, createHash } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import { StringDecoder } from "node:string_decoder";

@@ -3,6 +3,7 @@
 // referrer/UTM/source rules, stored-text form and e-mail scrubbing of @svc/core — except that what the line
 // states (browser, country, device, source, actor) is taken as stated. A line is refused with one reason that
 // names the field; a refused line never stops the others.
+import { Buffer } from "node:buffer";
 import {
   ACTORS, type Actor, type BrowserEvent, dayMs, LIMITS, arePropsValid, classify, classifyWithoutUserAgent, dropEmailProps, dropEmailsFromEvent,
   isPlainObject, lookupUtmSource, majorMinor, mediumChannel, pagePath, parseDevice, type Props, scrubEmails, storedProps, storedText, trafficSource,

@@ -4,6 +4,7 @@
 //   /api/event: clientAddress → rate limit per client → parseJson → decode → resolveSite → enrich → deliver
 //   /api/hit:   parseJson → decode → resolveSite → hit token → rate limit per site → enrich → deliver
 //   deliver = the site lane: stamp, hash, drop IP, count → group commit → 202
+import { Buffer } from "node:buffer";
 import {
   type BrowserEvent, type ServerHit, classify, decodeBrowserEvent, decodeServerHits, dropEmailsFromEvent, dropEmailsFromHit,
   LIMITS, pagePath, parseDevice, storedText, trafficSource, urlHostname, utmFromUrl,

@@ -7,6 +7,7 @@
 // One HTTP client for all: a timeout per attempt, one retry on 429 or 5xx honouring Retry-After (at most 30 s),
 // an answer read up to 256 KB, and errors through the outbound redaction step (outbound/redact.ts) that name
 // the provider and the HTTP status, never its URL or a key, with what to set to fix it.
+import { Buffer } from "node:buffer";
 import type { LlmEnvironment } from "../config.ts";
 import { type OutboundFailure, type Redact, outboundError } from "../outbound/redact.ts";
 import type { RunProvider } from "../storage/insight-runs.ts";

@@ -1,6 +1,7 @@
 // Saving the site lanes' day states at a clean stop and taking them up at the next boot (snapshot.ts
 // encodes them, storage/lane-snapshots.ts stores them). A failure on either side only costs time: the
 // day's raw rows are replayed instead.
+import { performance } from "node:perf_hooks";
 import { utcDayStart } from "@svc/core";
 import type pg from "pg";
 import type { Logger } from "../log.ts";

@@ -3,6 +3,8 @@
 // visitor and visit state and the stamping of time, so per-site rows are hashed, attributed to their visit,
 // counted and handed to the writer in order without locks. The IP reaches this fiber only to be hashed and
 // is dropped there.
+import { Buffer } from "node:buffer";
+import { performance } from "node:perf_hooks";
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { type Clock, DAY_MS, HOUR_MS, utcDay, utcDayStart, visitorHashKeyOfAddress } from "@svc/core";

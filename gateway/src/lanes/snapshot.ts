@@ -14,6 +14,7 @@
 // u32 visitors × (key, f64 last seen, varint last actor, varint n, n × (varint counter, u8 hour)),
 // u32 visits × (key, f64 last ts, varint attribution). A key is u8 length + latin1 bytes; json is u32 length +
 // UTF-8 bytes.
+import { Buffer } from "node:buffer";
 import { type Counter, RollupState } from "../rollups/rollup-state.ts";
 import { ByteWriter } from "../storage/byte-writer.ts";
 import { type Attribution, VisitState } from "./visit-state.ts";

@@ -23,6 +23,7 @@
 // Stopping therefore closes the listening socket (ending live streams first), drains every lane's
 // mailbox into the writer, commits the writer's last batch, writes the last rollup counts and clears the
 // repair mark, then stops the site listener and closes the database.
+import { performance } from "node:perf_hooks";
 import { HOUR_MS } from "@svc/core";
 import { Effect, Fiber, FiberSet, Layer } from "effect";
 import { loadDayStates, saveDayStates } from "../lanes/day-state-store.ts";

@@ -17,6 +17,7 @@
 // The tables live in a DuckDB file of their own (TODAY_CATALOG, in the engine's temp directory), not in
 // memory: stored compressed, a busy site's day holds ~13 MB of DuckDB's buffers instead of ~117 MB, and they may
 // be evicted under the engine's memory limit. Its whole-day copy is staged there too (95 MB in memory before).
+import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";

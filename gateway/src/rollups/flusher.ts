@@ -13,6 +13,7 @@
 // One key the database refuses (rollup-writes.ts) is left out of its flush and reported (a log line and
 // `refusedKeys` in /healthz) instead of failing the flush: a failing flush keeps every site's counts out of the
 // tables, and reads, which flush first, would fail with it.
+import { performance } from "node:perf_hooks";
 import { Effect } from "effect";
 import type pg from "pg";
 import type { Logger } from "../log.ts";

@@ -4,6 +4,7 @@
 // same, and the unlock route is rate-limited like login besides. After the password, the viewer holds an
 // access key (12 hours, like a session): an HMAC over the link's id and the key's expiry, keyed by the stored
 // password hash, so any gateway can check it, and changing or removing the link ends every key at once.
+import { Buffer } from "node:buffer";
 import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { HOUR_MS } from "@svc/core";
 

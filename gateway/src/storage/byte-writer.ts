@@ -1,6 +1,7 @@
 // Bytes written into one buffer that grows by doubling, read back as a view: the base of the writers that lay out
 // a binary record (a site lane's day snapshot, lanes/snapshot.ts) or a protocol message (a batch's COPY,
 // writer/copy-text.ts). Subclasses write their own encodings through `room`, `bytes` and `length`.
+import { Buffer } from "node:buffer";
 export class ByteWriter {
   bytes: Buffer;
   length = 0;

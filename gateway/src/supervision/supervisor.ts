@@ -3,6 +3,7 @@
 // cleaned up by the component (its in-hand requests answered 503, its state dropped), and the loop starts
 // again. A normal end (a mailbox or queue that was ended for shutdown) is not a crash and is not restarted;
 // an interruption (the layer's scope closing) is passed through.
+import { performance } from "node:perf_hooks";
 import { Cause, Effect } from "effect";
 import type { Logger } from "../log.ts";
 

@@ -7,6 +7,7 @@
 // writer's stage beside the encoder's own 1.4 (perf, `npm run bench -- --perf`, 20,229 events/s on a quiet box;
 // gateway/README.md "Seventh pass"). Here an ASCII field is copied character by character as its escapes are
 // checked, with no intermediate string; a field with anything else takes the string path (`copyText`) once.
+import { Buffer } from "node:buffer";
 import { storedText } from "@svc/core";
 import { ByteWriter } from "../storage/byte-writer.ts";
 import { type Codec, type Column, type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type EventRow, type HitRow, type PropValue, type RowOf } from "../storage/rows.ts";

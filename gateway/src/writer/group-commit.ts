@@ -10,6 +10,7 @@
 //
 // A batch the database refuses on its data is not retried as it is: refused-rows.ts commits it around the
 // refused rows, whose requests alone get a 422.
+import { performance } from "node:perf_hooks";
 import { Cause, Effect, Queue } from "effect";
 import type pg from "pg";
 import { ApiError } from "../errors.ts";
