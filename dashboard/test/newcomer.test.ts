@@ -296,9 +296,14 @@ describe("papercuts", () => {
     await page.waitForURL(/period=7d/);
     await expect.poll(() => box.inputValue()).toBe("");
     expect(await box.getAttribute("placeholder")).toBe("7");
+    await expect.poll(() => page.getByTestId("custom-days-unit").textContent()).toBe("days");
     await page.locator('[data-period="24h"]').click();
     await page.waitForURL(/period=24h/);
     await expect.poll(() => box.inputValue()).toBe("");
+    // The box shows "1" there (its placeholder): "last 1 day", not "last 1 days".
+    await expect.poll(() => page.getByTestId("custom-days-unit").textContent()).toBe("day");
+    await box.fill("3");
+    await expect.poll(() => page.getByTestId("custom-days-unit").textContent()).toBe("days");
     await context.close();
   });
 
