@@ -75,10 +75,14 @@ const PERF_SKIP_S = 2;
 // The scheduler's record: ~15,000 events a second here, so 3 s is enough and stays small.
 const SCHED_S = Math.min(3, Math.max(1, duration - 2 * PERF_SKIP_S));
 
-/** `--sched`: the scheduler's record of `pid`'s load, from PERF_SKIP_S into it; null without the flag. */
+/** Starts a recording PERF_SKIP_S into the load, past its start-up. */
+function afterStartUp<T>(record: () => Promise<T>): Promise<T> {
+  return new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(record);
+}
+
+/** `--sched`: the scheduler's record of `pid`'s load; null without the flag. */
 function scheduling(pid: number): Promise<SchedSummary> | null {
-  if (!args.sched) return null;
-  return new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordScheduling(SCHED_S, pid, os.availableParallelism()));
+  return args.sched ? afterStartUp(() => recordScheduling(SCHED_S, pid, os.availableParallelism())) : null;
 }
 
 
@@ -203,7 +207,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
   }, 250);
 
   const profile = args.perf
-    ? new Promise<void>((r) => setTimeout(r, PERF_SKIP_S * 1000)).then(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
+    ? afterStartUp(() => recordStages(pid, duration - 2 * PERF_SKIP_S, bundle ?? GATEWAY_BUNDLE))
     : null;
   const sched = scheduling(pid);
   const driverBefore = process.cpuUsage();

@@ -2,6 +2,7 @@
 // a binary record (a site lane's day snapshot, lanes/snapshot.ts) or a protocol message (a batch's COPY,
 // writer/copy-text.ts). Subclasses write their own encodings through `room`, `bytes` and `length`.
 import { Buffer } from "node:buffer";
+
 export class ByteWriter {
   bytes: Buffer;
   length = 0;
