@@ -9,7 +9,6 @@ import fs from "node:fs";
 import uWS from "uWebSockets.js";
 import pg from "pg";
 import { copyBatch } from "../../gateway/src/writer/copy-batch.ts";
-import { TAB, NEWLINE } from "../../gateway/src/writer/copy-text.ts";
 import { answerAccepted, COMMIT_CEILING_TABLE, listenOnFreePort } from "./ceiling-app.ts";
 
 const inFlightMax = Number(process.env.COMMIT_CEILING_IN_FLIGHT ?? "1");
@@ -35,15 +34,15 @@ function commit(): void {
   rows = [];
   waiting = [];
   inFlight++;
-  const ts = new Date().toISOString();
+  const ts = Date.now();
   copyBatch(pool, [{
-    statement: `copy ${COMMIT_CEILING_TABLE} (ts, body) from stdin`,
+    statement: `copy ${COMMIT_CEILING_TABLE} (ts, body) from stdin with (format binary)`,
     rows: batch.length,
     encode: (out) => {
       for (const body of batch) {
-        out.utf8(ts);
-        out.byte(TAB);
-        out.text(body, NEWLINE);
+        out.fields(2);
+        out.timestamp(ts);
+        out.text(body);
       }
     },
   }]).then(

@@ -29,14 +29,14 @@ import { ensurePartitionsBetween } from "../storage/partitions.ts";
 import { type ColumnTable, EVENT_COLUMNS, type EventRow } from "../storage/rows.ts";
 import { retentionCutoffMs } from "../storage/retention.ts";
 import type { SiteRecord } from "../storage/sites.ts";
-import { copyStatement, encodeEvents } from "../writer/copy-text.ts";
+import { COPY_HEADER, COPY_TRAILER, copyStatement, encodeEvents } from "../writer/copy-binary.ts";
 import { type ImportedLine, parseImportLine } from "./import-line.ts";
 
 /** A line longer than this is refused without being held: 16 KB is ~10 times the largest valid line. */
 export const MAX_LINE_BYTES = 16 * 1024;
 /** Refused lines listed in the report; the rest are counted. */
 export const MAX_REFUSED_LISTED = 1000;
-// 5,000 rows a COPY statement (~2 MB of COPY text) and 10,000 a cursor fetch: memory stays a few MB whatever the size of the file.
+// 5,000 rows a COPY statement (~2 MB of COPY data) and 10,000 a cursor fetch: memory stays a few MB whatever the size of the file.
 const COPY_ROWS = 5000;
 const FETCH_ROWS = 10_000;
 const STAGE = "svc_import_rows";
@@ -45,7 +45,7 @@ const STAGE = "svc_import_rows";
 // transaction would queue every ingest COPY behind it.
 const IMPORT_LOCK_KEY = 0x73766303;
 
-const SQL_TYPES = { int: "integer", text: "text", timestamp: "timestamptz", bytea: "bytea", jsonb: "jsonb" } as const;
+const SQL_TYPES = { int: "integer", smallint: "smallint", text: "text", timestamp: "timestamptz", bytea: "bytea", jsonb: "jsonb" } as const;
 // The staging table's columns from the column table: not `like events`, whose lock on events would be held
 // for the whole transaction and block the creation of the months' partitions.
 const stageColumns = (columns: ColumnTable): string => Object.entries(columns).map(([name, c]) => `${name} ${SQL_TYPES[c.codec]}`).join(", ");
@@ -122,7 +122,9 @@ async function* lineBatches(body: AsyncIterable<Buffer>, hash: ReturnType<typeof
 const ENCODE_ROWS = 250;
 
 function* encodedSlices(rows: readonly EventRow[]): Generator<Buffer> {
+  yield COPY_HEADER;
   for (let at = 0; at < rows.length; at += ENCODE_ROWS) yield encodeEvents(rows.slice(at, at + ENCODE_ROWS)).written();
+  yield COPY_TRAILER;
 }
 
 async function copyInto(client: pg.PoolClient, table: string, rows: readonly EventRow[]): Promise<void> {

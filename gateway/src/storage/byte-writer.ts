@@ -1,6 +1,6 @@
 // Bytes written into one buffer that grows by doubling, read back as a view: the base of the writers that lay out
 // a binary record (a site lane's day snapshot, lanes/snapshot.ts) or a protocol message (a batch's COPY,
-// writer/copy-text.ts). Subclasses write their own encodings through `room`, `bytes` and `length`.
+// writer/copy-binary.ts). Subclasses write their own encodings through `room`, `bytes` and `length`.
 import { Buffer } from "node:buffer";
 
 export class ByteWriter {
@@ -22,6 +22,13 @@ export class ByteWriter {
   byte(value: number): void {
     this.room(1);
     this.bytes[this.length++] = value;
+  }
+
+  /** `value`'s bytes as they are. */
+  raw(value: Uint8Array): void {
+    this.room(value.length);
+    this.bytes.set(value, this.length);
+    this.length += value.length;
   }
 
   /** The bytes written so far (a view, not a copy). */

@@ -1,6 +1,6 @@
 // The raw rows the ingest pipeline hands to the writer, one table per kind: each column of sql/001_init.sql
 // (and 007_visits.sql, 019_raw_versions.sql) once, with its COPY codec and whether it may be null. The row types, the COPY column
-// lists and line encoders (writer/copy-text.ts) and the day replay's SELECT and decoding (rollups/day-rows.ts)
+// lists and row encoders (writer/copy-binary.ts) and the day replay's SELECT and decoding (rollups/day-rows.ts)
 // are all derived from these tables; test/storage/row-columns.test.ts checks them against the migrated schema.
 // Timestamps are epoch milliseconds (UTC); the writer turns them into timestamptz.
 import type { DeltaCounts } from "../rollups/counts.ts";
@@ -8,9 +8,12 @@ import type { LedgerSlot } from "../rollups/ledger.ts";
 
 export type PropValue = string | number | boolean;
 
-/** How a column travels in COPY text and which TypeScript value it holds. */
+/** How a column travels in binary COPY (writer/copy-binary.ts) and which TypeScript value it holds. */
 export interface CodecValues {
+  /** integer (int4). */
   int: number;
+  /** smallint (int2): binary COPY sends each integer type at its own width. */
+  smallint: number;
   text: string;
   /** Epoch ms; timestamptz in the table. */
   timestamp: number;
@@ -33,6 +36,7 @@ export type RowOf<T extends ColumnTable> = { -readonly [K in keyof T]: ValueOf<T
 
 const int = { codec: "int" } as const;
 const intOrNull = { codec: "int", nullable: true } as const;
+const smallint = { codec: "smallint" } as const;
 const text = { codec: "text" } as const;
 const textOrNull = { codec: "text", nullable: true } as const;
 const timestamp = { codec: "timestamp" } as const;
@@ -53,7 +57,7 @@ export const EVENT_COLUMNS = {
 
 /** `hits` (server middleware, POST /api/hit), in COPY order. */
 export const HIT_COLUMNS = {
-  site_id: int, ts: timestamp, method: text, page: text, status: int, referrer_host: textOrNull,
+  site_id: int, ts: timestamp, method: text, page: text, status: smallint, referrer_host: textOrNull,
   source: textOrNull, channel: text, utm_source: textOrNull, utm_medium: textOrNull, utm_campaign: textOrNull,
   utm_term: textOrNull, utm_content: textOrNull, country: textOrNull, device: text, browser: textOrNull,
   os: textOrNull, actor: text, ai_name: textOrNull, rule: text, visitor_hash: bytea, browser_version: textOrNull,

@@ -2,7 +2,7 @@
 // socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (src/rollups/rollup-writes.ts).
 import type pg from "pg";
 import { type CopyPart, copyBatch } from "./copy-batch.ts";
-import { copyStatement, encodeEvents, encodeHits } from "./copy-text.ts";
+import { copyStatement, encodeEvents, encodeHits } from "./copy-binary.ts";
 import { partitionFor } from "../storage/partitions.ts";
 import { type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type WriteBatch } from "../storage/rows.ts";
 

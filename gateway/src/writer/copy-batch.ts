@@ -1,7 +1,7 @@
 // One batch of raw rows → PostgreSQL in one socket write and one round trip.
 //
-// The batch is a single simple-protocol Query holding one `COPY … FROM STDIN` per table, followed at once
-// by each COPY's data and CopyDone. A multi-statement Query runs as one implicit transaction, so the
+// The batch is a single simple-protocol Query holding one binary `COPY … FROM STDIN` per table, followed at once
+// by each COPY's data (COPY_HEADER, the tuples, COPY_TRAILER) and CopyDone. A multi-statement Query runs as one implicit transaction, so the
 // events and hits of a batch commit together or not at all, with no BEGIN/COMMIT round trips. The data
 // does not wait for CopyInResponse: the server reads it in order, and after a failed COPY it ignores the
 // CopyData/CopyDone messages that follow (PostgreSQL's protocol rule for a client still sending).
@@ -12,17 +12,17 @@
 // the same build, `npm run bench -- --duration 15` at 64 connections: pg-copy-streams in a transaction
 // 20,993 and 20,696 events/s, this one-write batch 30,570 and 30,972.
 import type pg from "pg";
-import { CopyBytes } from "./copy-text.ts";
+import { COPY_HEADER, COPY_TRAILER, CopyBytes } from "./copy-binary.ts";
 
 const QUERY = 0x51; // 'Q'
 const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'
 
 export interface CopyPart {
-  /** `copy <table> (<columns>) from stdin` */
+  /** `copy <table> (<columns>) from stdin with (format binary)` (copyStatement) */
   readonly statement: string;
   readonly rows: number;
-  /** Writes the rows in COPY text format, every line ending in \n (copy-text.ts). */
+  /** Writes the rows as binary COPY tuples (copy-binary.ts); the header and trailer are written around them here. */
   readonly encode: (out: CopyBytes) => void;
 }
 
@@ -39,7 +39,11 @@ export function copyBatchMessage(parts: readonly CopyPart[]): Buffer {
   });
   for (const part of parts) {
     out.byte(COPY_DATA);
-    framed(out, () => part.encode(out));
+    framed(out, () => {
+      out.raw(COPY_HEADER);
+      part.encode(out);
+      out.raw(COPY_TRAILER);
+    });
     out.byte(COPY_DONE);
     out.int32(4);
   }

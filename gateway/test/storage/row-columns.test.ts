@@ -1,9 +1,9 @@
 // The column tables of storage/rows.ts are the one definition of the raw rows: the migrated schema, the COPY
-// statements, the generated line encoders and the day replay must all agree with them.
+// statements, the generated row encoders and the day replay must all agree with them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS } from "@svc/core";
 import { type Codec, type ColumnTable, EVENT_COLUMNS, type EventRow, HIT_COLUMNS, type HitRow } from "../../src/storage/rows.ts";
-import { copyStatement, encodeEvents, encodeHits } from "../../src/writer/copy-text.ts";
+import { copyStatement, encodeEvents, encodeHits } from "../../src/writer/copy-binary.ts";
 import { forEachDayRow } from "../../src/rollups/day-rows.ts";
 import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -21,7 +21,7 @@ afterAll(async () => {
 // information_schema's data_type → the codec a column of that type takes.
 const CODEC_OF_TYPE: Record<string, Codec> = {
   integer: "int",
-  smallint: "int",
+  smallint: "smallint",
   text: "text",
   "timestamp with time zone": "timestamp",
   bytea: "bytea",
@@ -30,9 +30,24 @@ const CODEC_OF_TYPE: Record<string, Codec> = {
 
 // Each kind with its table, a complete sample row and its encoder.
 const KINDS = [
-  { table: "events", columns: EVENT_COLUMNS as ColumnTable, sample: eventRow({ props: { plan: "pro" } }), encode: (row: object) => encodeEvents([row as EventRow]).written().toString("utf8") },
-  { table: "hits", columns: HIT_COLUMNS as ColumnTable, sample: hitRow({ country: "US" }), encode: (row: object) => encodeHits([row as HitRow]).written().toString("utf8") },
+  { table: "events", columns: EVENT_COLUMNS as ColumnTable, sample: eventRow({ props: { plan: "pro" } }), encode: (row: object) => encodeEvents([row as EventRow]).written() },
+  { table: "hits", columns: HIT_COLUMNS as ColumnTable, sample: hitRow({ country: "US" }), encode: (row: object) => encodeHits([row as HitRow]).written() },
 ];
+
+/** A binary COPY tuple's fields: null, or the field's bytes. */
+function fieldsOf(tuple: Buffer): Array<Buffer | null> {
+  const count = tuple.readInt16BE(0);
+  const fields: Array<Buffer | null> = [];
+  let at = 2;
+  for (let i = 0; i < count; i++) {
+    const length = tuple.readInt32BE(at);
+    at += 4;
+    fields.push(length === -1 ? null : tuple.subarray(at, at + length));
+    if (length > 0) at += length;
+  }
+  expect(at).toBe(tuple.length);
+  return fields;
+}
 
 function nullsOf(columns: ColumnTable): Record<string, null> {
   return Object.fromEntries(Object.entries(columns).filter(([, c]) => c.nullable === true).map(([name]) => [name, null]));
@@ -51,18 +66,16 @@ describe.each(KINDS)("$table", ({ table, columns, sample, encode }) => {
   });
 
   it("the COPY statement names the table's columns in its order", () => {
-    expect(copyStatement(table, columns)).toBe(`copy ${table} (${Object.keys(columns).join(", ")}) from stdin`);
+    expect(copyStatement(table, columns)).toBe(`copy ${table} (${Object.keys(columns).join(", ")}) from stdin with (format binary)`);
   });
 
-  it("the encoder writes one field per column, in the table's order, \\N exactly where the row holds null", () => {
+  it("the encoder writes one field per column, in the table's order, null exactly where the row holds null", () => {
     const names = Object.keys(columns);
     for (const row of [sample, { ...sample, ...nullsOf(columns) }] as Array<Record<string, unknown>>) {
-      const line = encode(row);
-      expect(line.endsWith("\n")).toBe(true);
-      const fields = line.slice(0, -1).split("\t");
+      const fields = fieldsOf(encode(row));
       expect(fields).toHaveLength(names.length);
-      expect(names.filter((_, i) => fields[i] === "\\N")).toEqual(names.filter((name) => row[name] === null));
-      expect(fields[names.indexOf("page")]).toBe(row.page);
+      expect(names.filter((_, i) => fields[i] === null)).toEqual(names.filter((name) => row[name] === null));
+      expect(fields[names.indexOf("page")]?.toString("utf8")).toBe(row.page);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow } from "../../src/storage/rows.ts";
 import { copyBatchMessage } from "../../src/writer/copy-batch.ts";
-import { NEWLINE } from "../../src/writer/copy-text.ts";
+import { COPY_HEADER, COPY_TRAILER } from "../../src/writer/copy-binary.ts";
 import { mergeRollups, readRepairMark, writeRollups } from "../../src/rollups/rollup-writes.ts";
 import { commitRows } from "../../src/writer/commit-rows.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -22,7 +22,7 @@ beforeEach(async () => {
   await db.pool.query("update rollup_repair set from_hour = null");
 });
 
-// Strings that the COPY text format must escape, or that look like its own syntax.
+// Strings that COPY's text format had to escape or that look like its syntax, and those text cannot hold as they are.
 const TRICKY_STRINGS: Array<[label: string, input: string, stored: string]> = [
   ["tab", "a\tb", "a\tb"],
   ["newline", "line1\nline2", "line1\nline2"],
@@ -111,12 +111,21 @@ describe("commitRows", () => {
   });
 
   it("leaves nothing behind when the hits COPY fails after the events COPY succeeded, and the pool stays usable", async () => {
-    // status 70000 does not fit the smallint column.
-    await expect(commitRows(db.pool, { events: [eventRow()], hits: [hitRow({ status: 70_000 })] })).rejects.toThrow(/smallint|out of range/);
-    // The first COPY fails: the data already sent for both COPYs is ignored by the server.
-    await expect(commitRows(db.pool, { events: [eventRow({ site_id: 2 ** 31 })], hits: [hitRow()] })).rejects.toThrow(/out of range/);
-    // A row the encoder rejects never reaches the database.
+    // Refusals the server makes on the data (class 22/23), standing for any the encoder cannot foresee.
+    await db.pool.query("alter table hits add constraint refuse_hit check (method <> 'REFUSE')");
+    await db.pool.query("alter table events add constraint refuse_event check (name <> 'refuse')");
+    try {
+      await expect(commitRows(db.pool, { events: [eventRow()], hits: [hitRow({ method: "REFUSE" })] })).rejects.toThrow(/refuse_hit/);
+      // The first COPY fails: the data already sent for both COPYs is ignored by the server.
+      await expect(commitRows(db.pool, { events: [eventRow({ name: "refuse" })], hits: [hitRow()] })).rejects.toThrow(/refuse_event/);
+    } finally {
+      await db.pool.query("alter table hits drop constraint refuse_hit");
+      await db.pool.query("alter table events drop constraint refuse_event");
+    }
+    // Rows the encoder rejects never reach the database: a fractional integer, and integers their columns cannot hold.
     await expect(commitRows(db.pool, { events: [eventRow({ screen_width: 1.5 })], hits: [] })).rejects.toThrow(/not an integer/);
+    await expect(commitRows(db.pool, { events: [eventRow({ site_id: 2 ** 31 })], hits: [hitRow()] })).rejects.toThrow(/out of range for type integer/);
+    await expect(commitRows(db.pool, { events: [eventRow()], hits: [hitRow({ status: 70_000 })] })).rejects.toThrow(/out of range for type smallint/);
     const counts = await db.pool.query("select (select count(*) from events)::int as events, (select count(*) from hits)::int as hits");
     expect(counts.rows[0]).toEqual({ events: 0, hits: 0 });
     for (let i = 0; i < 12; i++) await commitRows(db.pool, { events: [eventRow({ ts: NOW + i })], hits: [hitRow({ ts: NOW + i })] });
@@ -132,20 +141,22 @@ describe("commitRows", () => {
 });
 
 describe("copyBatchMessage", () => {
-  it("frames a Query with both statements, then CopyData and CopyDone per table, with byte lengths", () => {
+  it("frames a Query with both statements, then per table CopyData (header, tuples, trailer) and CopyDone, with byte lengths", () => {
     const message = copyBatchMessage([
-      { statement: "copy a from stdin", rows: 1, encode: (out) => out.text("ü", NEWLINE) },
-      { statement: "copy b from stdin", rows: 1, encode: (out) => out.text("x", NEWLINE) },
+      { statement: "copy a from stdin with (format binary)", rows: 1, encode: (out) => (out.fields(1), out.text("ü")) },
+      { statement: "copy b from stdin with (format binary)", rows: 1, encode: (out) => (out.fields(1), out.text("x")) },
     ]);
-    const sql = "copy a from stdin; copy b from stdin";
-    const frames: Array<[string, string]> = [];
+    const sql = "copy a from stdin with (format binary); copy b from stdin with (format binary)";
+    const frames: Array<[string, Buffer]> = [];
     for (let at = 0; at < message.length; ) {
       const type = String.fromCharCode(message[at]!);
       const length = message.readInt32BE(at + 1);
-      frames.push([type, message.subarray(at + 5, at + 1 + length).toString("utf8")]);
+      frames.push([type, message.subarray(at + 5, at + 1 + length)]);
       at += 1 + length;
     }
-    expect(frames).toEqual([["Q", `${sql}\0`], ["d", "ü\n"], ["c", ""], ["d", "x\n"], ["c", ""]]);
+    const tuple = (text: string) => Buffer.concat([Buffer.from([0, 1, 0, 0, 0, Buffer.byteLength(text)]), Buffer.from(text)]);
+    const data = (text: string) => Buffer.concat([COPY_HEADER, tuple(text), COPY_TRAILER]);
+    expect(frames).toEqual([["Q", Buffer.from(`${sql}\0`)], ["d", data("ü")], ["c", Buffer.alloc(0)], ["d", data("x")], ["c", Buffer.alloc(0)]]);
   });
 });
 
