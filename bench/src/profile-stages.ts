@@ -31,7 +31,8 @@ function stageOfSource(file: string, fn: string): Stage | null {
   if (/visitor-hash|lanes\/(site-lane|registry)/.test(file)) return "lane (stamp, visitor hash)";
   if (file.includes("lanes/visit-state")) return "visit state";
   if (file.includes("rollups/rollup-state")) return "rollup counters";
-  if (/writer\/copy-text|storage\/rows/.test(file)) return "COPY encode";
+  // copy-text.ts: the text encoder of the passes before the thirteenth, when an older build runs as `--against`.
+  if (/writer\/copy-(?:binary|text)|storage\/rows/.test(file)) return "COPY encode";
   if (/writer\/|node_modules\/pg|pg-protocol|pg-pool/.test(file)) return "writer + PostgreSQL protocol";
   if (/rollups\/|live\//.test(file)) return "rollup flush + live (per second)";
   if (/http\/|routes\/|errors\.ts|sites\/site-cache/.test(file)) return "HTTP (uWebSockets.js, sockets, routing)";
@@ -82,8 +83,8 @@ function stageOfSample(frames: readonly string[], fileAt: (line: number) => stri
       const stage = file === null ? null : stageOfSource(file, bundled[1]!);
       if (stage) return stage;
     }
-    // COPY line encoders are generated with new Function (writer/copy-text.ts): no file.
-    if (/JS:\S*line :\d+:/.test(f)) return "COPY encode";
+    // COPY row encoders are generated with new Function (writer/copy-binary.ts; `line` in older builds): no file.
+    if (/JS:\S*(?:copyRow|line) :\d+:/.test(f)) return "COPY encode";
     if (f.includes("uws_linux")) return "HTTP (uWebSockets.js, sockets, routing)";
     if (/node:net|node:internal\/stream|node:buffer/.test(f)) return "writer + PostgreSQL protocol";
   }

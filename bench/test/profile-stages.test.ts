@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { bundleFiles } from "../src/profile-stages.ts";
+import { bundleFiles, stageSamples } from "../src/profile-stages.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "svc-profile-stages-"));
 
@@ -18,4 +18,20 @@ it.each([
   writeFileSync(bundle, comments.flatMap((c) => [c, "code();"]).join("\n"));
   const fileOf = bundleFiles(bundle);
   expect([2, 4, 6].map(fileOf)).toEqual(["node_modules/pg/lib/client.js", "core/src/schema.ts", "gateway/src/ingest/pipeline.ts"]);
+});
+
+// An older build run as `--against` still has its COPY encoding counted as such: its text encoder's file and
+// generated `line` functions, as well as today's binary ones (`copyRow`).
+it("counts the COPY encoding of this build and of builds before the binary encoder", () => {
+  // perf names a bundled frame by its file, the gateway's main.mjs.
+  const bundle = path.join(dir, "main.mjs");
+  writeFileSync(bundle, ["// gateway/src/writer/copy-binary.ts", "code();", "// gateway/src/writer/copy-text.ts", "code();"].join("\n"));
+  const sample = (frame: string) => `node 100 1.000001: 1 cycles:\n\t1 ${frame} (/tmp/perf-100.map)\n\t2 uv_run (/usr/bin/node)`;
+  const script = [
+    sample("JS:*copyRow :3:21"),
+    sample("JS:*line :3:21"),
+    sample(`JS:*text file://${bundle}:2:5`),
+    sample(`JS:*text file://${bundle}:4:5`),
+  ].join("\n\n");
+  expect(stageSamples(script, bundle).stages.get("COPY encode")).toBe(4);
 });
