@@ -233,8 +233,8 @@ try {
     process.stderr.write(`svc: ${error.message}\n`);
     process.exitCode = 2;
   } else {
-    const code = (error as { code?: string }).code;
-    const reach = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "3D000";
+    const { code, syscall } = error as { code?: string; syscall?: string };
+    const reach = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "3D000" || (code === "ENOENT" && syscall === "connect");
     process.stderr.write(`svc: ${reach ? "cannot use the database: " : ""}${(error as Error).message}\n`);
     process.exitCode = 1;
   }

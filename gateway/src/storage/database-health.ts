@@ -16,8 +16,10 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   // A wrapper (a failed rollup flush) carries the database's error as its cause.
   if (error.cause !== undefined && error.cause !== error && isConnectionError(error.cause)) return true;
-  const code = (error as { code?: unknown }).code;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   if (typeof code === "string" && (CONNECTION_CODES.has(code) || code.startsWith("08"))) return true;
+  // A Unix socket (the embedded server's) whose file is gone: its server is stopped, as ECONNREFUSED says over TCP.
+  if (code === "ENOENT" && syscall === "connect") return true;
   return CONNECTION_MESSAGES.test(error.message);
 }
 

@@ -17,6 +17,8 @@ describe("isConnectionError", () => {
     ["connection exception class 08", withCode("connection failure", "08006"), true],
     ["refused", withCode("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"), true],
     ["reset", withCode("read ECONNRESET", "ECONNRESET"), true],
+    ["a Unix socket whose file is gone (the embedded server stopped)", Object.assign(withCode("connect ENOENT /srv/svc/pg/.s.PGSQL.5999", "ENOENT"), { syscall: "connect" }), true],
+    ["a missing file, not a connection", Object.assign(withCode("ENOENT: no such file or directory, open 'x.csv'", "ENOENT"), { syscall: "open" }), false],
     ["socket ended", new Error("Connection terminated unexpectedly"), true],
     ["pool checkout timeout", new Error("timeout exceeded when trying to connect"), true],
     ["wrapped as a cause", new Error("rollup flush failed", { cause: withCode("connect ECONNREFUSED", "ECONNREFUSED") }), true],

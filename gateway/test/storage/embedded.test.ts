@@ -6,6 +6,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/storage/database.ts";
+import { socketDirFor } from "../../src/storage/embedded-server.ts";
 import { addSite, listSites } from "../../src/storage/sites.ts";
 import { runCli } from "../support/cli.ts";
 
@@ -44,6 +45,20 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
+describe("the embedded server's Unix socket", () => {
+  it.each([
+    ["a data directory", "/var/lib/svc/data/pg", "/var/lib/svc/data/pg"],
+    ["a path whose socket file just fits (107 bytes)", `/${"d".repeat(107 - "/".length - "/.s.PGSQL.54321".length)}`, `/${"d".repeat(107 - "/".length - "/.s.PGSQL.54321".length)}`],
+    ["a path one byte too long: TCP only", `/${"d".repeat(108 - "/".length - "/.s.PGSQL.54321".length)}`, null],
+    ["non-ASCII counted in bytes (62 characters, 108 bytes)", `/${"ü".repeat(46)}`, null],
+    ["a comma (the setting's list separator)", "/srv/a,b/pg", null],
+    ["a space", "/srv/my data/pg", null],
+    ["a quote", "/srv/it's/pg", null],
+  ])("%s", (_name, pgDir, expected) => {
+    expect(socketDirFor(pgDir, 54321)).toBe(expected);
+  });
+});
+
 describe("embedded PostgreSQL", () => {
   it("initialises under the data dir, on a port other than 5432, with migrations and partitions", async () => {
     const log: string[] = [];
@@ -54,6 +69,13 @@ describe("embedded PostgreSQL", () => {
     expect(new URL(gateway.url).port).toBe(String(settings.port));
     expect(log.some((l) => l.includes("initialising"))).toBe(true);
     expect(log.some((l) => l.includes("started on 127.0.0.1"))).toBe(true);
+    // Its connections go through the Unix socket in its own data directory; TCP on loopback still answers.
+    const pgDir = join(dataDir, "pg");
+    expect(new URL(gateway.url).searchParams.get("host")).toBe(pgDir);
+    expect(log.some((l) => l.includes(`Unix socket in ${pgDir}`))).toBe(true);
+    const client = (await gateway.pool.query<{ address: string | null }>("select inet_client_addr()::text as address")).rows[0]!;
+    expect(client.address).toBeNull();
+    expect(await reachable(`postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/postgres`)).toBe(true);
     // Quiet: the server's own output goes to a file, not to our log.
     expect(log.every((l) => !l.includes("database system is ready"))).toBe(true);
     expect(await readFile(join(dataDir, "postgres.log"), "utf8")).toContain("database system is ready to accept connections");
@@ -66,6 +88,7 @@ describe("embedded PostgreSQL", () => {
     await addSite(gateway.pool, { domain: "embedded.example" });
     const log: string[] = [];
     const cli = await open(log);
+    // The socket as the running server's postmaster.pid names it.
     expect(cli.url).toBe(gateway.url);
     expect(log.some((l) => l.includes("attached"))).toBe(true);
     expect((await listSites(cli.pool)).map((s) => s.domain)).toEqual(["embedded.example"]);
