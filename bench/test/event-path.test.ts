@@ -18,7 +18,7 @@ describe("event path workload", () => {
     expect(figures.measured_rows).toBe(expectedRows - buildScenario().slice(0, 64).reduce((sum, r) => sum + r.rows, 0));
     expect(figures.visitors).toBeGreaterThan(100);
     expect(figures.us_per_row).toBeGreaterThan(0);
-    // A row's COPY line holds its ~25 columns and its 64-digit visitor hash.
+    // A row's binary COPY tuple holds its ~25 fields, each after its length, and its 32-byte visitor hash.
     expect(figures.copy_bytes_per_row).toBeGreaterThan(150);
   });
 });
