@@ -80,10 +80,10 @@ export async function startEmbeddedServer(opts: { dataDir: string; log: (line: s
       settings.port = await freePort();
       await saveSettings(dataDir, settings);
     }
+    const socketDir = socketDirFor(pgDir, settings.port);
     try {
-      const server = await launch(binaries, dataDir, pgDir, settings, runAs);
-      const socket = socketDirFor(pgDir, settings.port);
-      opts.log(`database: embedded PostgreSQL started on 127.0.0.1:${settings.port}${socket === null ? "" : ` and its Unix socket in ${socket}`} (data ${pgDir}, log ${join(dataDir, LOG_FILE)})`);
+      const server = await launch(binaries, dataDir, pgDir, settings, socketDir, runAs);
+      opts.log(`database: embedded PostgreSQL started on 127.0.0.1:${settings.port}${socketDir === null ? "" : ` and its Unix socket in ${socketDir}`} (data ${pgDir}, log ${join(dataDir, LOG_FILE)})`);
       return server;
     } catch (error) {
       lastError = error;
@@ -231,10 +231,11 @@ async function launch(
   dataDir: string,
   pgDir: string,
   settings: EmbeddedSettings,
+  /** Where the server puts its Unix socket (socketDirFor), or null for TCP only. */
+  socketDir: string | null,
   runAs: { uid: number; gid: number } | null,
 ): Promise<EmbeddedServer> {
   const logPath = join(dataDir, LOG_FILE);
-  const socketDir = socketDirFor(pgDir, settings.port);
   const logFd = openSync(logPath, "a", 0o600);
   let child: ChildProcess;
   try {

@@ -191,7 +191,7 @@ function int32At(bytes: Buffer, at: number, n: number): void {
 /** The method of CopyBytes each kind of column is written by: the one function a value of that column goes through. */
 type CopyCodec = (Codec | "nullableText") & keyof CopyBytes;
 
-// int and jsonb already write a null field for null; text has its own nullable variant so a non-null column pays no null check.
+// int, smallint and jsonb already write a null field for null; text has its own nullable variant so a non-null column pays no null check.
 function copyCodec(column: ColumnTable[string]): CopyCodec {
   return column.codec === "text" && column.nullable === true ? "nullableText" : column.codec;
 }
