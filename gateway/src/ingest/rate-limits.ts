@@ -11,7 +11,7 @@
 //
 // Memory is bounded: at most 100,000 buckets per limiter (8 MB of slots at most, id-table.ts); past that a bucket
 // not used lately is forgotten (`TokenBuckets.evict`), which only ever makes a limit more lenient for that key.
-// Client addresses are kept only as SipHash-2-4 under a key made at boot (siphash.ts says why not HMAC, which
+// Client addresses are kept only as SipHash-1-3 under a key made at boot (siphash.ts says why not HMAC, which
 // the login limiter, off the hot path, still uses).
 import { ApiError } from "../errors.ts";
 import { limiterKey } from "./client-ip.ts";
