@@ -2,7 +2,7 @@
 // process, without HTTP or PostgreSQL. The ingest scenario's requests (scenario.ts) go through the pipeline's steps
 // (parse, decode, enrich: classify, device, traffic source, country), then through what a site lane does with each
 // row (site-lane.ts `LaneTurn`, the lane's own code: visitor hash, stamp, visit rule, rollup counters), and each
-// batch of 32 requests is encoded as binary COPY. After `--warm-up` requests it times `--requests` more; one JSON
+// batch of 32 requests is encoded as binary COPY, and its rollup deltas are given back as at its commit. After `--warm-up` requests it times `--requests` more; one JSON
 // line: rows (all of them), CPU µs a measured row, COPY bytes a row.
 import { parseArgs } from "node:util";
 import { CopyBytes, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-binary.ts";
@@ -15,12 +15,14 @@ const WARM_UP = Number(args["warm-up"]);
 const scenario = new ScenarioRows(Date.UTC(2026, 10, 26, 12));
 let bytes = 0;
 
-/** One lane turn's requests, then their COPY. */
+/** One lane turn's requests, then their COPY, then what the lane does once their commit settled. */
 function batch(): void {
   const turn = scenario.turn();
   const out = new CopyBytes();
   encodeHits(turn.hits, encodeEvents(turn.events, out));
   bytes += out.length;
+  // rollup-state.ts `markConsumed`, as a plain store so that a bundle with an older build's code runs it too.
+  (turn.rollups as { consumed?: boolean }).consumed = true;
 }
 
 for (let i = 0; i < WARM_UP; i += REQUESTS_A_TURN) batch();

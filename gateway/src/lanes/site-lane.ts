@@ -14,7 +14,7 @@ import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 import { recountDay, replayRows } from "../rollups/day-rows.ts";
-import { type DeltaSink, RollupState, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
+import { type DeltaSink, RollupState, markConsumed, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
@@ -425,10 +425,13 @@ export class SiteLane {
       rollups: sinkDeltas(turn.rollups),
       hour: turn.hourStart,
       committed: () => {
+        // The writer handed the commit's deltas to the ledger, the live stream and the peers before this.
+        markConsumed(turn.rollups);
         this.submissionSettled();
         for (const m of messages) m.done();
       },
       failed: (error: unknown) => {
+        markConsumed(turn.rollups);
         // A submission that failed while its state was current leaves that state (and maybe the day's
         // rollups, with other commits in flight) assuming rows that do not exist: rebuild both.
         if (generation === this.generation) {

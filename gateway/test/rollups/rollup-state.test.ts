@@ -2,7 +2,7 @@
 // summed deltas equal the row counts and the distinct visitors of that hour and of the day — including
 // crawlers that touch hundreds of counters (the per-visitor list turns into a Map) and batches of any size.
 import { describe, expect, it } from "vitest";
-import { type DeltaSink, type RollupRow, RollupState, forEachDimension, newDeltaSink } from "../../src/rollups/rollup-state.ts";
+import { type DeltaSink, type RollupRow, RollupState, forEachDimension, markConsumed, newDeltaSink } from "../../src/rollups/rollup-state.ts";
 import { eventRow, hitRow, visitorHash } from "../support/sample-rows.ts";
 import { HOUR_MS } from "@svc/core";
 
@@ -59,7 +59,11 @@ function naive(rows: readonly RollupRow[]): Map<string, Sums> {
   return new Map([...out].map(([k, { hourSet: _, ...sums }]) => [k, sums]));
 }
 
-function observed(rows: readonly RollupRow[], batchSizes: () => number): Map<string, Sums> {
+/**
+ * The summed deltas of `rows` counted in batches. `consume`: each batch's deltas are marked consumed once read, as a
+ * site lane does when their commit settled, so later batches reuse their delta objects.
+ */
+function observed(rows: readonly RollupRow[], batchSizes: () => number, consume = false): Map<string, Sums> {
   const state = new RollupState(1, DAY);
   const out = new Map<string, Sums>();
   let sink: DeltaSink = newDeltaSink();
@@ -75,6 +79,7 @@ function observed(rows: readonly RollupRow[], batchSizes: () => number): Map<str
       s.visitors_day += d.visitors_day;
       out.set(key, s);
     }
+    if (consume) markConsumed(sink);
     sink = newDeltaSink();
     left = batchSizes();
   };
@@ -114,11 +119,37 @@ describe("RollupState", () => {
     { label: "one row a batch", seed: 1, batch: () => 1 },
     { label: "batches of 1..40 rows", seed: 2, batch: (r => () => 1 + Math.floor(r() * 40))(prng(9)) },
     { label: "one batch for everything", seed: 3, batch: () => Infinity },
-  ])("sums to the naive counts with $label", ({ seed, batch }) => {
+    { label: "batches of 1..40 rows, each consumed before the next", seed: 4, batch: (r => () => 1 + Math.floor(r() * 40))(prng(11)), consume: true },
+    { label: "one row a batch, each consumed before the next", seed: 5, batch: () => 1, consume: true },
+  ])("sums to the naive counts with $label", ({ seed, batch, consume }) => {
     const rows = randomDay(seed, 700);
     const expected = naive(rows);
     expect(expected.size).toBeGreaterThan(300);
-    expect(observed(rows, batch)).toEqual(expected);
+    expect(observed(rows, batch, consume)).toEqual(expected);
+  });
+
+  it("reuses a counter's delta object only once its batch was consumed: a batch in flight keeps its counts", () => {
+    const state = new RollupState(1, DAY);
+    const row = (ts: number, v: string): RollupRow => ({ kind: "event", ...eventRow({ ts, visitor_hash: visitorHash(v) }) });
+    const inFlight = newDeltaSink();
+    state.observe(row(DAY + 1000, "a"), inFlight);
+    const counted = structuredClone(inFlight.deltas.map(({ slot: _, ...d }) => d));
+    const next = newDeltaSink();
+    state.observe(row(DAY + 2000, "b"), next);
+    state.observe(row(DAY + 3000, "a"), next);
+    // The first batch has not settled: the second counted into new objects and left it as it was.
+    expect(inFlight.deltas.map(({ slot: _, ...d }) => d)).toEqual(counted);
+    expect(next.deltas.some((d) => inFlight.deltas.includes(d))).toBe(false);
+    const total = (sink: DeltaSink) => sink.deltas.find((d) => d.dim === "total" && d.actor === "human")!;
+    expect(total(next)).toMatchObject({ pageviews: 2, visitors_hour: 1, visitors_day: 1 });
+
+    markConsumed(inFlight);
+    markConsumed(next);
+    const third = newDeltaSink();
+    state.observe(row(DAY + HOUR_MS + 4000, "a"), third);
+    // Both settled: the third batch's counters reset their objects (of the latest batch) for the new hour.
+    expect(third.deltas.every((d) => next.deltas.includes(d))).toBe(true);
+    expect(total(third)).toMatchObject({ hour: DAY + HOUR_MS, pageviews: 1, visitors_hour: 1, visitors_day: 0 });
   });
 
   it("counts visitors in the last window by the actor of their latest row", () => {
