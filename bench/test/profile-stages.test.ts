@@ -35,3 +35,18 @@ it("counts the COPY encoding of this build and of builds before the binary encod
   ].join("\n\n");
   expect(stageSamples(script, bundle).stages.get("COPY encode")).toBe(4);
 });
+
+// A Buffer method's frames (node:buffer) are counted as their caller's stage, not as the writer's socket writes.
+it("counts node:buffer frames as their caller's", () => {
+  // perf names a bundled frame by its file, main.mjs: a directory of its own.
+  const bundle = path.join(mkdtempSync(path.join(dir, "callers-")), "main.mjs");
+  writeFileSync(bundle, ["// gateway/src/lanes/site-lane.ts", "code();", "// gateway/src/writer/group-commit.ts", "code();"].join("\n"));
+  const sample = (...frames: string[]) => `node 100 1.000001: 1 cycles:\n${frames.map((f, i) => `\t${i + 1} ${f} (/tmp/perf-100.map)`).join("\n")}\n\t9 uv_run (/usr/bin/node)`;
+  const script = [
+    sample("JS:*write node:buffer:1102:40", `JS:*add file://${bundle}:2:5`),
+    sample("JS:*writeOrBuffer node:internal/streams/writable:548:23", `JS:*commit file://${bundle}:4:5`),
+  ].join("\n\n");
+  const { stages } = stageSamples(script, bundle);
+  expect(stages.get("lane (stamp, visitor hash)")).toBe(1);
+  expect(stages.get("writer + PostgreSQL protocol")).toBe(1);
+});

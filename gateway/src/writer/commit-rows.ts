@@ -3,7 +3,7 @@
 import type pg from "pg";
 import { type CopyPart, copyBatch } from "./copy-batch.ts";
 import { copyStatement, encodeEvents, encodeHits } from "./copy-binary.ts";
-import { partitionFor } from "../storage/partitions.ts";
+import { type MonthlyPartition, partitionFor } from "../storage/partitions.ts";
 import { type ColumnTable, EVENT_COLUMNS, HIT_COLUMNS, type WriteBatch } from "../storage/rows.ts";
 
 // A table's rows whose time stamps all lie in one UTC month are copied straight into that month's partition: the
@@ -23,6 +23,9 @@ function statementFor(table: string, columns: ColumnTable): string {
 const missing = new Map<string, number>();
 const MISSING_RETRY_MS = 60_000;
 
+/** Each table's partition of the last batch: a live batch's rows nearly always lie in the same month (a Date and a name less a commit). */
+const lastPartition: Record<"events" | "hits", MonthlyPartition | null> = { events: null, hits: null };
+
 function targetOf(table: "events" | "hits", rows: readonly { readonly ts: number }[], direct: boolean): string {
   if (!direct || rows.length === 0) return table;
   let min = rows[0]!.ts;
@@ -31,8 +34,11 @@ function targetOf(table: "events" | "hits", rows: readonly { readonly ts: number
     if (row.ts < min) min = row.ts;
     else if (row.ts > max) max = row.ts;
   }
-  const first = new Date(min);
-  const partition = partitionFor(table, first.getUTCFullYear(), first.getUTCMonth());
+  let partition = lastPartition[table];
+  if (partition === null || min < partition.fromMs || min >= partition.toMs) {
+    const first = new Date(min);
+    lastPartition[table] = partition = partitionFor(table, first.getUTCFullYear(), first.getUTCMonth());
+  }
   if (max >= partition.toMs) return table;
   const until = missing.get(partition.name);
   if (until !== undefined) {

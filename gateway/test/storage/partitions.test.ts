@@ -72,6 +72,18 @@ describe("monthly partitions", () => {
     await db.pool.query("delete from events_default where page = '/dropped'");
   });
 
+  it("batches of different months, one after the other, each go to their own month (the writer keeps the last month's partition at hand)", async () => {
+    const february = Date.UTC(2030, 1, 10);
+    const january = Date.UTC(2030, 0, 10);
+    await ensureMonthlyPartitions(db.pool, january, 1);
+    for (const [ts, page] of [[february, "/feb"], [january, "/jan"], [february + 1, "/feb-again"]] as const) {
+      await commitRows(db.pool, { events: [eventRow({ ts, page })], hits: [hitRow({ ts, page })] });
+    }
+    expect(await partitionOf("events", "page = '/jan'")).toEqual(["events_2030_01"]);
+    expect(await partitionOf("hits", "page = '/jan'")).toEqual(["hits_2030_01"]);
+    expect(await partitionOf("events", "page like '/feb%'")).toEqual(["events_2030_02"]);
+  });
+
   it("is safe when several processes create the same months at once", async () => {
     const now = Date.UTC(2028, 2, 3);
     await commitRows(db.pool, { events: [eventRow({ ts: now })], hits: [] });
