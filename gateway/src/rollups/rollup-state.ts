@@ -13,8 +13,8 @@
 //
 // Memory: each distinct hash of the day costs its 32-char latin1 key, a Map entry and the visitor record;
 // each distinct (visitor, actor, dimension, value) pair then costs two array slots (~16 B), or a Map entry
-// (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 536 B of heap per visitor whose one row
-// touches 14 counters, so 100,000 visitors a day ≈ 54 MB.
+// (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 545 B of heap per visitor whose one row
+// touches 14 counters, so 100,000 visitors a day ≈ 55 MB (9 B of it the scan cursor of countIn).
 //
 // A page's visitors are the visitors who viewed it (a pageview or a hit): a custom event counts on its page's
 // events only, so a page never has more visitors than viewers.
