@@ -1,9 +1,10 @@
 // The workload of `npm run bench:event-path` (event-path-bench.ts): the gateway's own work on ingested rows, in
 // process, without HTTP or PostgreSQL. The ingest scenario's requests (scenario.ts) go through the pipeline's steps
 // (parse, decode, enrich: classify, device, traffic source, country), then through what a site lane does with each
-// row (site-lane.ts `LaneTurn`, the lane's own code: visitor hash, stamp, visit rule, rollup counters), and each
-// batch of 32 requests is encoded as binary COPY, and its rollup deltas are given back as at its commit. After `--warm-up` requests it times `--requests` more; one JSON
-// line: rows (all of them), CPU µs a measured row, COPY bytes a row.
+// row (site-lane.ts `LaneTurn`, the lane's own code: visitor hash, stamp, visit rule, rollup counters). Each batch
+// of 32 requests is encoded as binary COPY, and its rollup deltas are marked consumed as at its commit's settle.
+// After `--warm-up` requests it times `--requests` more; one JSON line: rows (all of them), CPU µs a measured row,
+// COPY bytes a row.
 import { parseArgs } from "node:util";
 import { CopyBytes, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-binary.ts";
 import { REQUESTS_A_TURN, ScenarioRows } from "./scenario-rows.ts";
