@@ -104,9 +104,11 @@ export class InsightsService {
   /** The stored runs, or why there are none. With provider none: empty, whatever was stored before. */
   async view(site: InsightsSite): Promise<InsightsView> {
     const settings = await currentSettings(this.pool, this.deps.llm, site.team_id);
-    const running = this.isRunning(site.id);
-    if (settings.provider === "none") return empty("provider none", "none", null, running);
+    if (settings.provider === "none") return empty("provider none", "none", null, this.isRunning(site.id));
     const { ok, failed } = await lastInsightRuns(this.pool, site.id);
+    // Read after the runs: a run stops counting as running once its result is stored (execute), so a view that
+    // shows a run's findings does not also say it is running (the card showed both for one poll).
+    const running = this.isRunning(site.id);
     return ok || failed ? toView(ok, failed, running, this.deps.redact) : empty("no run yet", settings.provider, settings.model, running);
   }
 
@@ -114,7 +116,12 @@ export class InsightsService {
   run(site: InsightsSite, signal?: AbortSignal): Promise<InsightsView> | null {
     if (this.running.has(site.id) || this.stopping.signal.aborted) return null;
     const signals = AbortSignal.any([this.stopping.signal, ...(signal ? [signal] : [])]);
-    const run = this.execute(site, signals).finally(() => this.running.delete(site.id));
+    // Left when the result is stored, or at the end of a run that stored nothing; a run started after that one
+    // left keeps its own entry.
+    const leave = () => {
+      if (this.running.get(site.id) === run) this.running.delete(site.id);
+    };
+    const run: Promise<InsightsView> = this.execute(site, signals, leave).finally(leave);
     this.running.set(site.id, run);
     // A run whose request already got its 202 has nobody awaiting it: a failure (the database gone mid-run)
     // is logged here instead of becoming an unhandled rejection.
@@ -139,7 +146,8 @@ export class InsightsService {
     await Promise.allSettled([...this.running.values()]);
   }
 
-  private async execute(site: InsightsSite, signal: AbortSignal): Promise<InsightsView> {
+  /** `stored`: called once the run's result is in the database, before the view of it is read back. */
+  private async execute(site: InsightsSite, signal: AbortSignal, stored: () => void): Promise<InsightsView> {
     const { llm, log, src, redact } = this.deps;
     const settings = await currentSettings(this.pool, llm, site.team_id);
     // Provider none: nothing is built, sent or stored.
@@ -178,6 +186,7 @@ export class InsightsService {
       error,
     };
     await saveInsightRun(this.pool, run);
+    stored();
     // The error went through the redaction step (providers.ts), so it may be logged.
     if (error !== null) log.warn("insights run failed", { site_id: site.id, provider, error });
     else log.info("insights run", { site_id: site.id, provider, findings: findings.length });

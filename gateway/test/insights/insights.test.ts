@@ -4,9 +4,10 @@
 // injection sentence with bidi and zero-width characters arrives sanitised, only inside the aggregate;
 // 429/500/timeouts are handled; provider none makes no request at all; one run at a time per site.
 import { displayLabel, HOUR_MS } from "@svc/core";
+import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { InsightsService } from "../../src/insights/service.ts";
+import { InsightsService, type InsightsView } from "../../src/insights/service.ts";
 import { createRedactor } from "../../src/outbound/redact.ts";
 import { INSTRUCTIONS } from "../../src/insights/prompt.ts";
 import { SettledCache } from "../../src/read/settled-cache.ts";
@@ -309,6 +310,44 @@ describe("the weekly schedule", () => {
     await service.runDue(168);
     expect(totalRequests()).toBe(0);
     expect((await h.pool.query("select 1 from insight_runs")).rowCount).toBe(0);
+  });
+});
+
+describe("a run's view", () => {
+  // The view taken in the moment after a run stored its result, while the run reads it back: the findings with
+  // `running: true` was what the dashboard's card showed for one poll (its "Running" note beside new findings).
+  it("shows a stored result as no longer running, even before the run has returned", async () => {
+    await choose("local");
+    fakes.local.script = [{ text: "- Stored, then read back." }];
+    const { rows } = await h.pool.query<{ id: number; team_id: number }>("select id, team_id from sites where domain = $1", [DOMAIN]);
+    const site = rows[0]!;
+    let saved = false;
+    let between: InsightsView | null = null;
+    let service: InsightsService | null = null;
+    // The harness's pool, except that the run's read after its save first waits for a view of the site.
+    const pool = new Proxy(h.pool, {
+      get(target, name) {
+        if (name !== "query") return Reflect.get(target, name, target) as unknown;
+        return async (query: string | pg.QueryConfig, values?: unknown[]) => {
+          const text = typeof query === "string" ? query : query.text;
+          if (saved && between === null && text.startsWith("select site_id, status")) {
+            saved = false;
+            between = await service!.view(site);
+          }
+          const result = await target.query(query, values);
+          if (text.startsWith("with saved as (")) saved = true;
+          return result;
+        };
+      },
+    });
+    const config = loadConfig(env);
+    service = new InsightsService({
+      src: { pool, cache: new SettledCache(h.clock.now), now: h.clock.now }, llm: config.llm, log: silentLogger,
+      redact: createRedactor(config.secrets), openFlags: () => Promise.resolve([]),
+    });
+    const view = await service.run(site);
+    expect(between).toMatchObject({ status: "ok", running: false, findings: ["Stored, then read back."] });
+    expect(view).toMatchObject({ status: "ok", running: false, findings: ["Stored, then read back."] });
   });
 });
 
