@@ -87,7 +87,8 @@ export interface InsightsDeps {
 }
 
 export class InsightsService {
-  private readonly running = new Map<number, Promise<InsightsView>>();
+  /** Runs in flight by site; `stored` once the result is in the database, while the run reads it back. */
+  private readonly running = new Map<number, { readonly done: Promise<InsightsView>; stored: boolean }>();
   // Aborted by stop(): a run started by a request that already got its 202 has no other owner.
   private readonly stopping = new AbortController();
 
@@ -97,8 +98,10 @@ export class InsightsService {
     return this.deps.src.pool;
   }
 
+  /** A run of the site is in flight and has not stored its result yet. */
   isRunning(siteId: number): boolean {
-    return this.running.has(siteId);
+    const run = this.running.get(siteId);
+    return run !== undefined && !run.stored;
   }
 
   /** The stored runs, or why there are none. With provider none: empty, whatever was stored before. */
@@ -106,8 +109,8 @@ export class InsightsService {
     const settings = await currentSettings(this.pool, this.deps.llm, site.team_id);
     if (settings.provider === "none") return empty("provider none", "none", null, this.isRunning(site.id));
     const { ok, failed } = await lastInsightRuns(this.pool, site.id);
-    // Read after the runs: a run stops counting as running once its result is stored (execute), so a view that
-    // shows a run's findings does not also say it is running (the card showed both for one poll).
+    // Read after the runs: a run stops counting as running once its result is stored, so a view that shows a
+    // run's findings does not also say it is running (the card showed both for one poll).
     const running = this.isRunning(site.id);
     return ok || failed ? toView(ok, failed, running, this.deps.redact) : empty("no run yet", settings.provider, settings.model, running);
   }
@@ -116,13 +119,12 @@ export class InsightsService {
   run(site: InsightsSite, signal?: AbortSignal): Promise<InsightsView> | null {
     if (this.running.has(site.id) || this.stopping.signal.aborted) return null;
     const signals = AbortSignal.any([this.stopping.signal, ...(signal ? [signal] : [])]);
-    // Left when the result is stored, or at the end of a run that stored nothing; a run started after that one
-    // left keeps its own entry.
-    const leave = () => {
-      if (this.running.get(site.id) === run) this.running.delete(site.id);
+    // The entry is set before execute's first await returns, and no other run of the site starts while it is there.
+    const stored = () => {
+      this.running.get(site.id)!.stored = true;
     };
-    const run: Promise<InsightsView> = this.execute(site, signals, leave).finally(leave);
-    this.running.set(site.id, run);
+    const run = this.execute(site, signals, stored).finally(() => this.running.delete(site.id));
+    this.running.set(site.id, { done: run, stored: false });
     // A run whose request already got its 202 has nobody awaiting it: a failure (the database gone mid-run)
     // is logged here instead of becoming an unhandled rejection.
     run.catch((error: unknown) => this.deps.log.error("insights run failed", { site_id: site.id, error: this.deps.redact(error instanceof Error ? error.message : String(error)) }));
@@ -143,7 +145,7 @@ export class InsightsService {
   /** Aborts the runs in flight and waits for them to end (the layer's release). */
   async stop(): Promise<void> {
     this.stopping.abort();
-    await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
   /** `stored`: called once the run's result is in the database, before the view of it is read back. */
