@@ -7,9 +7,11 @@ import { openCountryLookup } from "../src/geo/country.ts";
 import * as pipeline from "../src/ingest/pipeline.ts";
 import { LaneTurn, type PendingRow } from "../src/lanes/site-lane.ts";
 import { VisitState } from "../src/lanes/visit-state.ts";
-import { RollupState, sinkDeltas } from "../src/rollups/rollup-state.ts";
+import { newDeltaSink, RollupState, sinkDeltas } from "../src/rollups/rollup-state.ts";
 import type { SiteRecord } from "../src/storage/sites.ts";
 import { UA } from "./support/harness.ts";
+import { seededRandom } from "./support/seeded-random.ts";
+import { visitorHashKeyOfAddress } from "@svc/core";
 
 const SITE_ID = 7;
 const site = { id: SITE_ID, domain: "turn.example" } as SiteRecord;
@@ -70,6 +72,48 @@ describe("a site lane's turn", () => {
       ["/in", "human_via_ai", "ChatGPT"],
       ["/next", "human_via_ai", "ChatGPT"],
     ]);
+  });
+
+  // The turn looks a row's visitor up once for the rollup counters and the visit rule, which keeps its visit on
+  // the rollup state's visitor record (VisitState.attribute). Oracle: each state looking the hash up itself.
+  it("gives every row of 40 turns over two hours the labels and counts of the two states looked up apart", () => {
+    const random = seededRandom(26);
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const clients = ["198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8::1"].flatMap((ip) => [UA.chrome, UA.iphone, UA.headless, UA.gptbot].map((ua) => [ip, ua] as const));
+    const referrers = [undefined, "https://chatgpt.com/", "https://www.google.com/", "https://turn.example/a", "https://perplexity.ai/"];
+    const state = new RollupState(SITE_ID, DAY_START);
+    const visits = new VisitState({ visitors: 12, values: 1_000 });
+    const apart = { state: new RollupState(SITE_ID, DAY_START), visits: new VisitState({ visitors: 12, values: 1_000 }) };
+    let now = DAY_START + 11 * 3_600_000;
+    for (let n = 0; n < 40; n++) {
+      // Gaps of 0–6 minutes, and now and then 35: visits end, and a returning visitor enters anew.
+      now += random() < 0.15 ? 35 * 60_000 : Math.floor(random() * 6 * 60_000);
+      const t = new LaneTurn(SITE_ID, salt(1), now, state, visits);
+      const sink = newDeltaSink();
+      for (let i = 0; i < 12; i++) {
+        const [ip, ua] = pick(clients);
+        const body = { u: `https://turn.example/${pick(["a", "b", "c"])}`, r: pick(referrers) };
+        t.add(event(ip, ua, body));
+        const row = (event(ip, ua, body) as Extract<PendingRow, { kind: "event" }>).row;
+        Object.assign(row, { site_id: SITE_ID, ts: now });
+        const key = visitorHashKeyOfAddress(salt(1), SITE_ID, ip, ua);
+        apart.visits.attribute(row, key);
+        apart.state.observe(row, sink, key);
+        const got = t.events.at(-1)!;
+        expect([got.actor, got.rule, got.ai_name, got.source, got.channel, got.referrer_host]).toEqual([row.actor, row.rule, row.ai_name, row.source, row.channel, row.referrer_host]);
+      }
+      const counts = (deltas: ReturnType<typeof sinkDeltas>) => deltas.map((d) => `${d.actor} ${d.dim} ${d.value} ${d.pageviews} ${d.visitors_hour} ${d.visitors_day}`).sort();
+      expect(counts(sinkDeltas(t.rollups))).toEqual(counts(sinkDeltas(sink)));
+    }
+    expect([...visits.entries()]).toEqual([...apart.visits.entries()]);
+    expect(state.visitors).toBe(apart.state.visitors);
+    // Each visitor under the actor of its latest row as the visit rule labelled it.
+    const lastActors = (s: RollupState) => {
+      const out: string[] = [];
+      s.forEachVisitor((key, lastSeen, lastActor) => out.push(`${Buffer.from(key, "latin1").toString("hex")} ${lastSeen} ${lastActor}`));
+      return out.sort();
+    };
+    expect(lastActors(state)).toEqual(lastActors(apart.state));
   });
 
   it("counts every row in the turn's rollup counts, in the hour of its time stamp", () => {

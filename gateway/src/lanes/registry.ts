@@ -86,7 +86,7 @@ export class LaneRegistry {
 
   /**
    * Stops the lanes that received nothing for `idleMs` and hold nothing: their visitor state (about
-   * 545 B per visitor of the day) is released; the next row of the site starts a new lane, which
+   * 552 B per visitor of the day) is released; the next row of the site starts a new lane, which
    * rebuilds that state from the day's raw rows. Returns how many were stopped.
    */
   stopIdle(now: number): Effect.Effect<number> {

@@ -86,9 +86,11 @@ export class LaneTurn {
       row.site_id = this.siteId;
       row.ts = this.now;
       row.visitor_hash = visitor_hash;
-      this.visits.attribute(row, key);
+      // One lookup of the visitor for both states (VisitState.attribute).
+      const visitor = this.state.visitorOf(key, row);
+      this.visits.attribute(row, key, visitor);
       this.events.push(row);
-      this.state.observe(row, this.rollups, key);
+      this.state.observeAs(row, this.rollups, visitor);
     } else {
       // A middleware's own timestamp is kept when it lies in the current hour (it batches for
       // at most ~1 s); anything else would land in a bucket whose visitor state is gone.

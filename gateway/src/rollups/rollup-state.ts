@@ -13,8 +13,9 @@
 //
 // Memory: each distinct hash of the day costs its 32-char latin1 key, a Map entry and the visitor record;
 // each distinct (visitor, actor, dimension, value) pair then costs two array slots (~16 B), or a Map entry
-// (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 545 B of heap per visitor whose one row
-// touches 14 counters, so 100,000 visitors a day ≈ 55 MB (9 B of it the scan cursor of countIn).
+// (~40 B) past 32 pairs. Measured (`npm run bench:visitors`): 552 B of heap per visitor whose one row
+// touches 14 counters, so 100,000 visitors a day ≈ 55 MB (9 B of it the scan cursor of countIn, 8 B the
+// reference to the visitor's open visit).
 //
 // A page's visitors are the visitors who viewed it (a pageview or a hit): a custom event counts on its page's
 // events only, so a page never has more visitors than viewers.
@@ -31,6 +32,7 @@ import { HOUR_MS, ruleValue } from "@svc/core";
 import type { LedgerSlot } from "./ledger.ts";
 import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import { type BudgetUse, OTHER_VALUE, type StateBudget, UNBOUNDED } from "../lanes/state-budget.ts";
+import type { Visit } from "../lanes/visit-state.ts";
 
 export const DIMENSIONS = [
   "total", "page", "source", "channel", "utm_source", "utm_medium", "utm_campaign",
@@ -100,7 +102,7 @@ interface Slot extends LedgerSlot {
 const LIST_MAX = 32;
 
 /** One visitor of the day: the counters it was counted in, and the hour it was last counted in each. */
-interface Visitor {
+export interface Visitor {
   lastSeen: number;
   lastActor: string;
   slots: Slot[];
@@ -108,6 +110,11 @@ interface Visitor {
   /** Where the list's scan starts: just past the counter found last (see countIn). */
   cursor: number;
   index: Map<Slot, number> | null;
+  /**
+   * The visitor's open visit in the lane's VisitState, once the visit rule has found it there: the site lane
+   * looks a row's visitor up once (`visitorOf`) for both states (lanes/visit-state.ts `attribute`).
+   */
+  visit: Visit | null;
 }
 
 /** The deltas one batch of rows adds. */
@@ -263,9 +270,15 @@ export class RollupState {
    * the visitor hash as a latin1 string, when the caller already made it.
    */
   observe(row: RollupRow, out: DeltaSink, hashKey: string = row.visitor_hash.toString("latin1")): void {
+    this.observeAs(row, out, this.visitorOf(hashKey, row));
+  }
+
+  /** `observe` for the row's visitor as `visitorOf` gave it: the site lane looks it up before the visit rule runs. */
+  observeAs(row: RollupRow, out: DeltaSink, visitor: Visitor | null): void {
     const hour = row.ts - (row.ts % HOUR_MS);
     if (row.ts > this.latest) this.latest = row.ts;
-    const visitor = this.visitorOf(hashKey, row);
+    // The visit rule may have relabelled the row since visitorOf (lanes/visit-state.ts).
+    if (visitor !== null) visitor.lastActor = row.actor;
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
@@ -303,15 +316,18 @@ export class RollupState {
     this.count(turn.visitor, slot, turn.hour, turn.out!, turn.pageviews, turn.events, turn.hits, index !== 1 || turn.events === 0);
   }
 
-  /** The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors). */
-  private visitorOf(hashKey: string, row: RollupRow): Visitor | null {
+  /**
+   * The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors).
+   * Once a row: `observeAs` the same row with it.
+   */
+  visitorOf(hashKey: string, row: RollupRow): Visitor | null {
     let visitor = this.visitorsByHash.get(hashKey);
     if (visitor === undefined) {
       if (this.visitorsByHash.size >= this.budget.visitors) {
         this.inferredRows++;
         return null;
       }
-      visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], cursor: 0, index: null };
+      visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], cursor: 0, index: null, visit: null };
       this.visitorsByHash.set(hashKey, visitor);
     }
     visitor.lastSeen = row.ts;
@@ -386,7 +402,7 @@ export class RollupState {
 
   /** Adds one visitor of a snapshot: its first `n` counter ids and hours of the day (0..23), pairwise. */
   restoreVisitor(hashKey: string, lastSeen: number, lastActor: string, n: number, counterIds: ArrayLike<number>, hours: ArrayLike<number>): void {
-    const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), cursor: 0, index: null };
+    const visitor: Visitor = { lastSeen, lastActor, slots: new Array<Slot>(n), hours: new Array<number>(n), cursor: 0, index: null, visit: null };
     for (let i = 0; i < n; i++) {
       const slot = this.slotList[counterIds[i]!];
       if (slot === undefined) throw new RangeError(`snapshot refers to counter ${counterIds[i]} of ${this.slotList.length}`);
