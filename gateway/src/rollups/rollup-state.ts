@@ -302,6 +302,20 @@ export class RollupState {
   /** One (dimension, value) of the row `observe` is counting (`turn`). */
   countDimension(dim: Dimension, value: string, index: number): void {
     const turn = this.turn;
+    const visitor = turn.visitor;
+    // The counter at the visitor's cursor is the one its previous row counted next (countIn), and a visitor's
+    // device, browser, OS and country never change: when it is this (actor, dimension, value), it is the only such
+    // counter, found without the value Map's lookup.
+    let slot = visitor === null ? undefined : visitor.slots[visitor.cursor];
+    if (slot === undefined || slot.value !== value || slot.dim !== dim || slot.actor !== turn.actor) slot = this.valueSlot(dim, value, index);
+    // A page's visitors are those who viewed it: a custom event sent from a page adds to its events, not
+    // to its visitors (index 1 is `page`; one comparison per dimension, no extra lookup).
+    this.count(visitor, slot, turn.hour, turn.out!, turn.pageviews, turn.events, turn.hits, index !== 1 || turn.events === 0);
+  }
+
+  /** The counter of (the turn's actor, `dim`, `value`), made when new; `(other)` past the values' budget. */
+  private valueSlot(dim: Dimension, value: string, index: number): Slot {
+    const turn = this.turn;
     const byValue = turn.dims[index]!;
     let slot = byValue.get(value);
     if (!slot) {
@@ -311,9 +325,7 @@ export class RollupState {
         if (!slot) byValue.set(OTHER_VALUE, (slot = this.newSlot(turn.actor, dim, OTHER_VALUE)));
       } else byValue.set(value, (slot = this.newSlot(turn.actor, dim, value)));
     }
-    // A page's visitors are those who viewed it: a custom event sent from a page adds to its events, not
-    // to its visitors (index 1 is `page`; one comparison per dimension, no extra lookup).
-    this.count(turn.visitor, slot, turn.hour, turn.out!, turn.pageviews, turn.events, turn.hits, index !== 1 || turn.events === 0);
+    return slot;
   }
 
   /**
