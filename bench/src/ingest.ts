@@ -277,11 +277,14 @@ function perEvent(samples: StageSamples, accepted: number): Record<string, numbe
   }
   out["total"] = us(total);
   out[MAIN_THREAD] = us(samples.mainThread);
+  out[LANE_TURN] = us(samples.laneTurn);
   return out;
 }
 
 /** The row of the stage table that says how much of the total ran on the event loop's thread. */
 const MAIN_THREAD = "of it on the main thread";
+/** The row that says how much of it the lane's turn took, inclusive (StageSamples.laneTurn). */
+const LANE_TURN = "of it in the lane's turn (inclusive)";
 
 const rate = (n: number) => `${n.toLocaleString("en-US")} events/s`;
 const ratio = (n: number, of: number | undefined) => (of ? Math.round((1000 * n) / of) / 1000 : null);
@@ -319,7 +322,7 @@ async function main(): Promise<void> {
     for (const [name, s] of schedules) if (s) console.log(`  ${describeScheduling(s, name)}`);
     if (self.stages_us_per_event) {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
-      for (const stage of [...STAGES, "total", MAIN_THREAD]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
+      for (const stage of [...STAGES, "total", MAIN_THREAD, LANE_TURN]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
     }
     results.push({ ceiling: top, commit_ceiling: durable, commit_ratio: durable ? ratio(self.events_per_s, durable.events_per_s) : undefined, ...self, aim_budget: budget, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });

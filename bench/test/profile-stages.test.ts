@@ -50,3 +50,19 @@ it("counts node:buffer frames as their caller's", () => {
   expect(stages.get("lane (stamp, visitor hash)")).toBe(1);
   expect(stages.get("writer + PostgreSQL protocol")).toBe(1);
 });
+
+// The lane's turn is counted inclusive: whatever it called, inlined into it or not, and no other file's `add`.
+it("counts the samples with the lane's turn on the stack", () => {
+  const bundle = path.join(mkdtempSync(path.join(dir, "lane-turn-")), "main.mjs");
+  writeFileSync(bundle, ["// gateway/src/lanes/site-lane.ts", "code();", "// gateway/src/rollups/rollup-state.ts", "code();", "// gateway/src/rollups/ledger.ts", "code();"].join("\n"));
+  const sample = (...frames: string[]) => `node 100 1.000001: 1 cycles:\n${frames.map((f, i) => `\t${i + 1} ${f} (/tmp/perf-100.map)`).join("\n")}\n\t9 uv_run (/usr/bin/node)`;
+  const script = [
+    sample("Builtins_FindOrderedHashMapEntry", `JS:*countDimension file://${bundle}:4:5`, `JS:*add file://${bundle}:2:5`),
+    sample(`JS:*add file://${bundle}:2:5`),
+    sample(`JS:*add file://${bundle}:6:5`),
+    sample(`JS:*observe file://${bundle}:4:5`),
+  ].join("\n\n");
+  const { stages, laneTurn } = stageSamples(script, bundle);
+  expect(laneTurn).toBe(2);
+  expect([stages.get("rollup counters"), stages.get("lane (stamp, visitor hash)")]).toEqual([2, 1]);
+});
