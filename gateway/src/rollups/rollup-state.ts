@@ -277,8 +277,11 @@ export class RollupState {
   observeAs(row: RollupRow, out: DeltaSink, visitor: Visitor | null): void {
     const hour = row.ts - (row.ts % HOUR_MS);
     if (row.ts > this.latest) this.latest = row.ts;
-    // The visit rule may have relabelled the row since visitorOf (lanes/visit-state.ts).
-    if (visitor !== null) visitor.lastActor = row.actor;
+    // Stamped here, not in visitorOf: the visit rule may have relabelled the row since (lanes/visit-state.ts).
+    if (visitor !== null) {
+      visitor.lastSeen = row.ts;
+      visitor.lastActor = row.actor;
+    }
     const pageviews = row.kind === "event" && row.name === "pageview" ? 1 : 0;
     const events = row.kind === "event" && pageviews === 0 ? 1 : 0;
     const hits = row.kind === "hit" ? 1 : 0;
@@ -332,7 +335,7 @@ export class RollupState {
 
   /**
    * The row's visitor, added when new; null for a new one past the budget (its rows count as new visitors).
-   * Once a row: `observeAs` the same row with it.
+   * Once a row: `observeAs` the same row with it, which stamps the visitor with the row.
    */
   visitorOf(hashKey: string, row: RollupRow): Visitor | null {
     let visitor = this.visitorsByHash.get(hashKey);
@@ -344,8 +347,6 @@ export class RollupState {
       visitor = { lastSeen: row.ts, lastActor: row.actor, slots: [], hours: [], cursor: 0, index: null, visit: null };
       this.visitorsByHash.set(hashKey, visitor);
     }
-    visitor.lastSeen = row.ts;
-    visitor.lastActor = row.actor;
     return visitor;
   }
 
