@@ -152,6 +152,29 @@ describe("RollupState", () => {
     expect(total(third)).toMatchObject({ hour: DAY + HOUR_MS, pageviews: 1, visitors_hour: 1, visitors_day: 0 });
   });
 
+  // One visitor's rows, and the value Maps' lookups each made: a counter is taken from the visitor's cursor when it is
+  // the one (countDimension), so only a value new to the visitor, or one away from where its first row left it, is
+  // looked up. The sample row counts under 12 dimensions besides the all-actor total.
+  it.each([
+    { label: "the same page again", rows: [{}, {}, {}], lookups: [12, 0, 0] },
+    // The next row's first counter is its actor's total, the first of the list: not past a page a later row appended.
+    { label: "a second page, then the first again, then a third", rows: [{ page: "/a" }, { page: "/b" }, { page: "/a" }, { page: "/c" }], lookups: [12, 1, 0, 1] },
+    // After a page new to the visitor, the next dimension is the one after the page its cursor was on.
+    { label: "a new page each row", rows: [{ page: "/a" }, { page: "/b" }, { page: "/c" }, { page: "/d" }], lookups: [12, 1, 1, 1] },
+    // A new actor is every dimension new; back under it, only its total is away from the cursor (the first actor's is there).
+    { label: "a person who then arrives from an assistant", rows: [{}, { actor: "human_via_ai" as const }, { actor: "human_via_ai" as const }], lookups: [12, 12, 1] },
+  ])("looks up only the values not at the visitor's cursor: $label", ({ rows, lookups }) => {
+    const state = new RollupState(1, DAY);
+    const sink = newDeltaSink();
+    const made: number[] = [];
+    rows.forEach((overrides, i) => {
+      const before = state.valueLookups;
+      state.observe({ kind: "event", ...eventRow({ ts: DAY + 1000 * i, visitor_hash: visitorHash("a"), ...overrides }) }, sink);
+      made.push(state.valueLookups - before);
+    });
+    expect(made).toEqual(lookups);
+  });
+
   it("counts visitors in the last window by the actor of their latest row", () => {
     const state = new RollupState(1, DAY);
     const sink = newDeltaSink();
