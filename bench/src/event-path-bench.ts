@@ -30,6 +30,7 @@ const { values: args } = parseArgs({
 interface Run {
   readonly rows: number;
   readonly us_per_row: number;
+  readonly value_lookups_per_row?: number | null;
 }
 
 function run(file: string, nodeArgs: string[], workloadArgs: string[], under: string[] = []): Promise<{ run: Run; stderr: string }> {
@@ -79,6 +80,8 @@ const files = new Map<string, string>();
 for (const b of builds) files.set(b.label, await bundleWithCodeOf("event-path.ts", b.label, b.root));
 
 const results: Record<string, number[]> = Object.fromEntries(builds.map((b) => [b.label, []]));
+// The rollup counters' value lookups a row (CPU-time mode; the same in every round of one build).
+const lookups: Record<string, number | null> = {};
 const windows: Record<string, (readonly [number, number])[]> = Object.fromEntries(builds.map((b) => [b.label, []]));
 const rounds = args.instructions ? 1 : Number(args.rounds);
 for (let round = 0; round < rounds; round++) {
@@ -89,10 +92,17 @@ for (let round = 0; round < rounds; round++) {
       const counted = await instructionsPerRow(files.get(b.label)!);
       results[b.label]!.push(counted.span);
       windows[b.label]!.push(counted.windows);
-    } else results[b.label]!.push((await run(files.get(b.label)!, [], ["--requests", args.requests!])).run.us_per_row);
+    } else {
+      const r = (await run(files.get(b.label)!, [], ["--requests", args.requests!])).run;
+      results[b.label]!.push(r.us_per_row);
+      lookups[b.label] = r.value_lookups_per_row ?? null;
+    }
   }
-  const figure = (label: string) =>
-    `${label} ${results[label]!.at(-1)!.toLocaleString("en-US")}${args.instructions ? ` (windows ${windows[label]!.at(-1)!.map((n) => n.toLocaleString("en-US")).join(" · ")})` : ""}`;
+  const detail = (label: string) =>
+    args.instructions
+      ? ` (windows ${windows[label]!.at(-1)!.map((n) => n.toLocaleString("en-US")).join(" · ")})`
+      : lookups[label] === null ? "" : ` (${lookups[label]} value lookups a row)`;
+  const figure = (label: string) => `${label} ${results[label]!.at(-1)!.toLocaleString("en-US")}${detail(label)}`;
   console.log(`round ${round + 1}: ${builds.map((b) => figure(b.label)).join(" · ")} ${args.instructions ? "instructions" : "µs of CPU"} a row`);
 }
 if (args.instructions && args.against) {
@@ -100,4 +110,4 @@ if (args.instructions && args.against) {
   const change = (i: number) => ((windows.this![0]![i]! / windows.against![0]![i]! - 1) * 100).toFixed(2);
   console.log(`this against the other build: ${change(0)} % over 16,000 → 64,000 requests, ${change(1)} % over 64,000 → 128,000`);
 }
-console.log(JSON.stringify({ unit: args.instructions ? "instructions_per_row" : "cpu_us_per_row", ...results, ...(args.instructions ? { windows } : {}) }));
+console.log(JSON.stringify({ unit: args.instructions ? "instructions_per_row" : "cpu_us_per_row", ...results, ...(args.instructions ? { windows } : { value_lookups_per_row: lookups }) }));

@@ -4,7 +4,7 @@
 // row (site-lane.ts `LaneTurn`, the lane's own code: visitor hash, stamp, visit rule, rollup counters). Each batch
 // of 32 requests is encoded as binary COPY, and its rollup deltas are marked consumed as at its commit's settle.
 // After `--warm-up` requests it times `--requests` more; one JSON line: rows (all of them), CPU µs a measured row,
-// COPY bytes a row.
+// COPY bytes a row, the rollup counters' value lookups a row.
 import { parseArgs } from "node:util";
 import { CopyBytes, encodeEvents, encodeHits } from "../../gateway/src/writer/copy-binary.ts";
 import { REQUESTS_A_TURN, ScenarioRows } from "./scenario-rows.ts";
@@ -34,4 +34,7 @@ const used = process.cpuUsage(before);
 const rows = scenario.rows;
 const measured = rows - rowsBefore;
 const usPerRow = (used.user + used.system) / Math.max(1, measured);
-console.log(JSON.stringify({ rows, measured_rows: measured, visitors: scenario.state.visitors, us_per_row: Math.round(usPerRow * 1000) / 1000, copy_bytes_per_row: Math.round(bytes / rows) }));
+// The rollup counters' value-Map lookups (RollupState.valueLookups; null for a build from before the sixteenth pass).
+const lookups = (scenario.state as { valueLookups?: number }).valueLookups;
+const lookupsPerRow = lookups === undefined ? null : Math.round((lookups / rows) * 100) / 100;
+console.log(JSON.stringify({ rows, measured_rows: measured, visitors: scenario.state.visitors, us_per_row: Math.round(usPerRow * 1000) / 1000, copy_bytes_per_row: Math.round(bytes / rows), value_lookups_per_row: lookupsPerRow }));
