@@ -33,6 +33,7 @@ import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { COMMIT_CEILING_TABLE } from "./ceiling-app.ts";
+import { type BoxUsage, measureBoxUsage } from "./box-usage.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { describeScheduling, recordScheduling, type SchedSummary } from "./scheduling.ts";
@@ -109,6 +110,7 @@ interface CeilingRun {
   rows_per_commit?: number;
   lost?: number;
   scheduling?: SchedSummary;
+  usage: BoxUsage;
 }
 
 /**
@@ -132,13 +134,16 @@ async function ceiling(kind: "bare" | "commit"): Promise<CeilingRun> {
   const serverBefore = procStats(child.pid!)?.cpuS ?? 0;
   const driverBefore = process.cpuUsage();
   const sched = scheduling(child.pid!);
+  const usage = measureBoxUsage(child.pid!);
   const load = await driveScenario(port, scenario, duration, connections, pace);
+  const box = usage();
   const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const serverS = (procStats(child.pid!)?.cpuS ?? serverBefore) - serverBefore;
   const run: CeilingRun = {
     events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors,
     server_us_per_event: usPerEvent(serverS, load.accepted), driver_us_per_event: usPerEvent(driverS, load.accepted),
     scheduling: (await sched) ?? undefined,
+    usage: box,
   };
   if (db) run.postgres_us_per_event = usPerEvent(await backendsCpuS(db.pool), load.accepted);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -211,7 +216,9 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     : null;
   const sched = scheduling(pid);
   const driverBefore = process.cpuUsage();
+  const usage = measureBoxUsage(pid);
   const load = await driveScenario(gw.port, scenario, duration, connections, pace);
+  const box = usage();
   const driverS = cpuSeconds(process.cpuUsage(driverBefore));
   const samples = await profile;
   const schedule = await sched;
@@ -262,6 +269,8 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     driver_us_per_event: usPerEvent(driverS, load.accepted),
     stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
     scheduling: schedule ?? undefined,
+    box_idle_share: box.idleShare,
+    event_loop_busy: box.mainThreadBusy,
   };
 }
 
@@ -318,6 +327,15 @@ async function main(): Promise<void> {
           `the aim (${AIM} = ${rate(budget.rate)}) leaves the gateway ${budget.gateway_us_per_event} µs/event of ${os.availableParallelism()} cores beside the driver and PostgreSQL (it uses ${self.gateway_us_per_event})`,
       );
     }
+    // Whether the cores or the event loop bound the run: /proc's figures over each server's load (box-usage.ts).
+    const idle = (share: number) => `${Math.round(share * 100)} %`;
+    const usages = [
+      top ? `ceiling app's run ${idle(top.usage.idleShare)}` : null,
+      durable ? `commit ceiling app's ${idle(durable.usage.idleShare)}` : null,
+      `gateway's ${idle(self.box_idle_share)} (its event loop's thread busy ${self.event_loop_busy === null ? "?" : idle(self.event_loop_busy)})`,
+      other ? `against's ${idle(other.box_idle_share)} (${other.event_loop_busy === null ? "?" : idle(other.event_loop_busy)})` : null,
+    ];
+    console.log(`  cores idle: ${usages.filter(Boolean).join(" · ")}`);
     const schedules: [string, SchedSummary | undefined][] = [["ceiling app", top?.scheduling], ["commit ceiling app", durable?.scheduling], ["gateway", self.scheduling], ["against", other?.scheduling]];
     for (const [name, s] of schedules) if (s) console.log(`  ${describeScheduling(s, name)}`);
     if (self.stages_us_per_event) {
