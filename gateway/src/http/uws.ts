@@ -94,6 +94,27 @@ function writeCorked(): void {
   }
 }
 
+// A request with a body runs its handler after the reads of the event loop's turn that brought it (in the turn's check
+// phase), not inside its own read. At full ingest load one turn reads dozens of requests, and with them PostgreSQL's
+// reply to the commit in flight; run inline, each ingest handler (parse, classify, enrich: ~15 µs) stood between that
+// reply and its 202s and the next commit, in whatever order epoll listed the sockets. Now the reply is handled among
+// the reads, and the commit's answers and the next COPY leave before the turn's handlers run. `npm run bench --
+// --commit-ceiling --against <the build before>`, four quiet alternated rounds: 36,824 / 39,103 / 39,664 / 38,717
+// events/s against 32,618 / 35,546 / 36,836 / 35,665 (+8 to +13 %), the cores idle 18–20 % of the load against 23–24 %
+// (gateway/README.md "Sixteenth pass"). Running them in slices of 8 or 16, with a poll between, gained nothing.
+// Requests without a body (reads, the dashboard) run at once. A client that pipelines a request behind one whose answer
+// is pending has its connection closed by uWS; so it was already for every request answered after an await (an
+// ingest 202 waits for its commit), and now also for a body request answered at once.
+let handlersDue: UwsExchange[] = [];
+let handlersScheduled = false;
+function runHandlersDue(): void {
+  handlersScheduled = false;
+  const due = handlersDue;
+  handlersDue = [];
+  // An exchange aborted since its body arrived was finished by its abort handler: its client is gone, nothing runs.
+  for (const x of due) if (!x.aborted) x.run();
+}
+
 /** One request and its answer: the request the router sees, and the uWS response's state. */
 class UwsExchange implements HttpRequest, ResponseSink {
   private parsedQuery: URLSearchParams | null = null;
@@ -177,6 +198,15 @@ class UwsExchange implements HttpRequest, ResponseSink {
     );
   }
 
+  /** Runs the handler once the event loop's turn has read what it brought (see `runHandlersDue`). */
+  private runAfterReads(): void {
+    handlersDue.push(this);
+    if (!handlersScheduled) {
+      handlersScheduled = true;
+      setImmediate(runHandlersDue);
+    }
+  }
+
   /** A chunk of a buffered body (`onData`): copied (the ArrayBuffer is only valid during the call); the last one runs the handler. */
   data(ab: ArrayBuffer, isLast: boolean): void {
     if (this.rejected) return;
@@ -192,13 +222,13 @@ class UwsExchange implements HttpRequest, ResponseSink {
     copy.set(new Uint8Array(ab));
     if (isLast && this.chunks === null) {
       this.body = copy;
-      return this.run();
+      return this.runAfterReads();
     }
     (this.chunks ??= []).push(copy);
     if (isLast) {
       this.body = Buffer.concat(this.chunks, this.size);
       this.chunks = null;
-      this.run();
+      this.runAfterReads();
     }
   }
 
