@@ -111,8 +111,9 @@ function runHandlersDue(): void {
   handlersScheduled = false;
   const due = handlersDue;
   handlersDue = [];
-  // An exchange aborted since its body arrived was finished by its abort handler: its client is gone, nothing runs.
-  for (const x of due) if (!x.aborted) x.run();
+  // An exchange aborted since its body arrived runs too, as it did inline: a client that hangs up once it has sent a
+  // whole body (a fire-and-forget hit) still has its rows stored; the answer is dropped (`send` checks `aborted`).
+  for (const x of due) x.run();
 }
 
 /** One request and its answer: the request the router sees, and the uWS response's state. */
