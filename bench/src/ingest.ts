@@ -33,7 +33,7 @@ import { repoRoot } from "../../gateway/src/repo-root.ts";
 import { freshBenchDatabase } from "./bench-database.ts";
 import { addSite } from "../../gateway/src/storage/sites.ts";
 import { COMMIT_CEILING_TABLE } from "./ceiling-app.ts";
-import { type BoxUsage, measureBoxUsage } from "./box-usage.ts";
+import { measureBoxUsage } from "./box-usage.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { describeScheduling, recordScheduling, type SchedSummary } from "./scheduling.ts";
@@ -110,7 +110,9 @@ interface CeilingRun {
   rows_per_commit?: number;
   lost?: number;
   scheduling?: SchedSummary;
-  usage: BoxUsage;
+  /** Cores idle during the load, and the app's main thread busy (box-usage.ts), as the gateway's run has them. */
+  box_idle_share: number;
+  event_loop_busy: number | null;
 }
 
 /**
@@ -143,7 +145,8 @@ async function ceiling(kind: "bare" | "commit"): Promise<CeilingRun> {
     events_per_s: Math.round(load.accepted / duration), p99_ms: load.p99Ms, errors: load.errors,
     server_us_per_event: usPerEvent(serverS, load.accepted), driver_us_per_event: usPerEvent(driverS, load.accepted),
     scheduling: (await sched) ?? undefined,
-    usage: box,
+    box_idle_share: box.idleShare,
+    event_loop_busy: box.mainThreadBusy,
   };
   if (db) run.postgres_us_per_event = usPerEvent(await backendsCpuS(db.pool), load.accepted);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -328,12 +331,12 @@ async function main(): Promise<void> {
       );
     }
     // Whether the cores or the event loop bound the run: /proc's figures over each server's load (box-usage.ts).
-    const idle = (share: number) => `${Math.round(share * 100)} %`;
+    const percent = (share: number | null) => (share === null ? "?" : `${Math.round(share * 100)} %`);
     const usages = [
-      top ? `ceiling app's run ${idle(top.usage.idleShare)}` : null,
-      durable ? `commit ceiling app's ${idle(durable.usage.idleShare)}` : null,
-      `gateway's ${idle(self.box_idle_share)} (its event loop's thread busy ${self.event_loop_busy === null ? "?" : idle(self.event_loop_busy)})`,
-      other ? `against's ${idle(other.box_idle_share)} (${other.event_loop_busy === null ? "?" : idle(other.event_loop_busy)})` : null,
+      top ? `ceiling app's run ${percent(top.box_idle_share)}` : null,
+      durable ? `commit ceiling app's ${percent(durable.box_idle_share)}` : null,
+      `gateway's ${percent(self.box_idle_share)} (its event loop's thread busy ${percent(self.event_loop_busy)})`,
+      other ? `against's ${percent(other.box_idle_share)} (${percent(other.event_loop_busy)})` : null,
     ];
     console.log(`  cores idle: ${usages.filter(Boolean).join(" · ")}`);
     const schedules: [string, SchedSummary | undefined][] = [["ceiling app", top?.scheduling], ["commit ceiling app", durable?.scheduling], ["gateway", self.scheduling], ["against", other?.scheduling]];

@@ -107,7 +107,7 @@ interface Visitor {
   lastActor: string;
   slots: Slot[];
   hours: number[];
-  /** Where the list's scan starts: just past the counter found last (see countIn). */
+  /** Where the list's scan starts: where the row's next counter is expected (countIn, cursorAfter; 0 after a row). */
   cursor: number;
   index: Map<Slot, number> | null;
   /**
