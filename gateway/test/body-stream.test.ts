@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { nodeTransport } from "../src/http/node.ts";
 import type { HttpResponse, HttpTransport } from "../src/http/transport.ts";
 import { uwsTransport } from "../src/http/uws.ts";
+import { streamsBody } from "../src/api-schema/operations.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,4 +42,20 @@ describe.each<[string, HttpTransport]>([["uws", uwsTransport], ["node", nodeTran
       await server.close();
     }
   }, 60_000);
+});
+
+describe("the operations' streamsBody", () => {
+  // Only the history import streams its body; an ingest POST is told apart by the path's literal start.
+  it.each([
+    ["POST", "/api/sites/12/import", true],
+    ["POST", "/api/sites/12/import/", true],
+    ["GET", "/api/sites/12/import", false],
+    ["POST", "/api/sites/12/importx", false],
+    ["POST", "/api/sites/12/goals", false],
+    ["POST", "/api/sites//import", false],
+    ["POST", "/api/event", false],
+    ["POST", "/api/hit", false],
+  ] as const)("%s %s: %s", (method, path, streams) => {
+    expect(streamsBody(method, path)).toBe(streams);
+  });
 });

@@ -5,7 +5,7 @@
 
 import { Result, Schema } from "effect";
 import type { FieldError, Utm } from "../types.ts";
-import { utmFromUrl } from "../traffic/url-parts.ts";
+import { afterHttpScheme, utmFromUrl } from "../traffic/url-parts.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { LIMITS } from "./limits.ts";
 import { arePropsValid, dropEmailProps, isPlainObject, PropsSchema, storedProps, type Props } from "./props.ts";
@@ -78,12 +78,24 @@ function optionalString(v: unknown, max: number): boolean {
   return v === undefined || v === null || (typeof v === "string" && v.length <= max);
 }
 
+/**
+ * `HTTP_URL.test(u)`, with the common case decided without the regex: after "http(s)://" a letter or a digit (which
+ * `c | 32` keeps in a–z or 0–9, as it does a control character \x10–\x19, none of them \s, "/", "?" or "#") is what
+ * the pattern asks for. The regex was 0.3 % of the gateway's perf samples at full ingest load.
+ */
+function isHttpUrl(u: string): boolean {
+  const at = afterHttpScheme(u);
+  if (at < 0) return false;
+  const c = u.charCodeAt(at) | 32;
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || HTTP_URL.test(u);
+}
+
 function isCommonValidBody(b: unknown): b is BrowserEventWire {
   if (!isPlainObject(b)) return false;
   const { d, n, u, w, p } = b;
   if (typeof d !== "string" || d.length > LIMITS.domain || d.trim() === "" || !isStoredText(d)) return false;
   if (n !== undefined && n !== null && (typeof n !== "string" || n.length > LIMITS.eventName || isBlank(n))) return false;
-  if (typeof u !== "string" || u.length > LIMITS.url || !HTTP_URL.test(u)) return false;
+  if (typeof u !== "string" || u.length > LIMITS.url || !isHttpUrl(u)) return false;
   if (!optionalString(b.r, LIMITS.referrer) || !optionalString(b.h, LIMITS.hostname)) return false;
   if (w !== undefined && w !== null && !(Number.isInteger(w) && (w as number) >= 0 && (w as number) <= LIMITS.screenWidth)) return false;
   if (p !== undefined && p !== null && !(isPlainObject(p) && arePropsValid(p))) return false;

@@ -23,6 +23,7 @@ const CH_HYPHEN = 45;
 
 const isLetter = (c: number): boolean => (c | 32) >= 97 && (c | 32) <= 122;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHexDigit = (c: number): boolean => isDigit(c) || ((c | 32) >= 97 && (c | 32) <= 102);
 /** A letter, digit or hyphen: what a label of a plain DNS name is made of. */
 const isLdh = (c: number): boolean => isLetter(c) || isDigit(c) || c === CH_HYPHEN;
 
@@ -89,8 +90,21 @@ export function pagePath(url: string): string {
   return end > start ? url.slice(start, end) : "/";
 }
 
-// A last label that WHATWG's host parser reads as an IPv4 part ("ends in a number"): decimal or 0x-hex.
-const NUMERIC_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+/**
+ * Whether the last label of `host` is one WHATWG's host parser reads as an IPv4 part ("ends in a number"): decimal
+ * digits, or "0x" and hex digits. A loop from the end, where the regex it replaces (`/(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i`)
+ * was 0.2 % of the gateway's perf samples at full ingest load; most hosts end in a letter outside a–f and stop at once.
+ */
+function endsInNumber(host: string): boolean {
+  const last = host.length - 1;
+  let i = last;
+  while (i >= 0 && isDigit(host.charCodeAt(i))) i--;
+  if (i < last && (i < 0 || host.charCodeAt(i) === CH_DOT)) return true;
+  i = last;
+  while (i >= 0 && isHexDigit(host.charCodeAt(i))) i--;
+  // "0x" with hex digits, or none, after it: the "x" at i, the "0" before it, and the label's start before that.
+  return i >= 1 && (host.charCodeAt(i) | 32) === 120 /* x */ && host.charCodeAt(i - 1) === 48 && (i === 1 || host.charCodeAt(i - 2) === CH_DOT);
+}
 
 /**
  * `new URL(url).hostname` (lowercase), or null when `url` does not parse. Plain domain names are sliced out of
@@ -100,7 +114,7 @@ const NUMERIC_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
  */
 export function urlHostname(url: string): string | null {
   const host = ldhHttpHost(url);
-  if (host !== null && !NUMERIC_LABEL.test(host) && !host.startsWith("xn--") && !host.includes(".xn--")) return host;
+  if (host !== null && !endsInNumber(host) && !host.startsWith("xn--") && !host.includes(".xn--")) return host;
   if (!URL.canParse(url)) return null;
   return new URL(url).hostname.toLowerCase();
 }

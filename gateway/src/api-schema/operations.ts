@@ -332,11 +332,17 @@ export type OperationAt<K extends OperationKey> = AnyOperation extends infer O ?
 
 export const operationKey = (op: Operation): string => `${op.method} ${op.path}`;
 
-// The operations with a streamed NDJSON body, as path patterns ({name} = one segment).
+// The operations with a streamed NDJSON body, as path patterns ({name} = one segment), each with the literal start
+// of its path: the transport asks about every POST, and an ingest path is told apart by that prefix without the
+// regex (its test was 0.2 % of the gateway's perf samples at full ingest load).
 const STREAMED = OPERATIONS.filter((op) => op.lines !== undefined).map((op) => ({
   method: op.method as string,
+  prefix: op.path.split("{")[0]!,
   pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`),
 }));
 
 /** Whether the transport hands this request's body to the handler as a stream (`ListenOptions.streamsBody`). */
-export const streamsBody = (method: string, path: string): boolean => STREAMED.some((s) => s.method === method && s.pattern.test(path));
+export function streamsBody(method: string, path: string): boolean {
+  for (const s of STREAMED) if (s.method === method && path.startsWith(s.prefix) && s.pattern.test(path)) return true;
+  return false;
+}
