@@ -37,6 +37,7 @@ import { measureBoxUsage } from "./box-usage.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { describeScheduling, recordScheduling, type SchedSummary } from "./scheduling.ts";
+import { describeWriterCycle, type WriterCounters, writerCycle } from "./writer-cycle.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -236,7 +237,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     body: JSON.stringify({ email: "admin@localhost", password: process.env.SVC_ADMIN_PASSWORD ?? PLACEHOLDER_ADMIN_PASSWORD }),
   });
   const { token } = (await login.json()) as { token: string };
-  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as { writer: { batches: number; submissions: number; rows: number; lastCommitMs: number }; rollups: { flushes: number; keys: number }; memory_mb: Record<string, number> };
+  const health = (await (await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as { writer: WriterCounters & { submissions: number; rows: number; lastCommitMs: number }; rollups: { flushes: number; keys: number }; memory_mb: Record<string, number> };
   gw.child.kill("SIGTERM");
   const exit = await gw.exited();
   clearInterval(sampler);
@@ -266,6 +267,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     writer_rows_per_submission: Math.round((10 * health.writer.rows) / Math.max(1, health.writer.submissions)) / 10,
     gateway_memory_mb_at_end: health.memory_mb,
     rollup_keys_per_flush: Math.round(health.rollups.keys / Math.max(1, health.rollups.flushes)),
+    commit_cycle_ms: writerCycle(health.writer, duration),
     gateway_us_per_event: Math.round((1e7 * cpuBefore) / Math.max(1, load.accepted)) / 10,
     postgres_cpu_s: Math.round(postgresCpu * 10) / 10,
     postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
@@ -339,6 +341,7 @@ async function main(): Promise<void> {
       other ? `against's ${percent(other.box_idle_share)} (${percent(other.event_loop_busy)})` : null,
     ];
     console.log(`  cores idle: ${usages.filter(Boolean).join(" · ")}`);
+    console.log(`  commit cycle: ${other ? "this " : ""}${describeWriterCycle(self.commit_cycle_ms)}${other ? ` · against ${describeWriterCycle(other.commit_cycle_ms)}` : ""}`);
     const schedules: [string, SchedSummary | undefined][] = [["ceiling app", top?.scheduling], ["commit ceiling app", durable?.scheduling], ["gateway", self.scheduling], ["against", other?.scheduling]];
     for (const [name, s] of schedules) if (s) console.log(`  ${describeScheduling(s, name)}`);
     if (self.stages_us_per_event) {

@@ -158,6 +158,7 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
   });
 
   it("reports health with the database up (the counters to a credential)", async () => {
+    expect((await post(h.base, "/api/event", { d: "example.com", u: "https://example.com/health" }, { "user-agent": UA.chrome, "x-forwarded-for": GB_IP })).status).toBe(202);
     const { token } = await loginAsAdmin(h.base);
     const res = await fetch(`${h.base}/healthz`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
@@ -165,6 +166,11 @@ describe.each(["uws", "node"] as const)("ingest over %s", (transport) => {
     expect(body).toMatchObject({ status: "ok", database: "up", classifier_data_version: CLASSIFIER_DATA_VERSION });
     expect(body.classifier_data_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(body.rejected.unknown_site).toBeGreaterThan(0);
+    // Where the commit cycle goes (`npm run bench` prints it): both sums count every batch committed whole.
+    expect(body.writer.batches).toBeGreaterThan(0);
+    expect(body.writer.copyMs).toBeGreaterThan(0);
+    expect(body.writer.answerMs).toBeGreaterThan(0);
+    expect(body.writer.copyMs).toBeGreaterThanOrEqual(body.writer.lastCommitMs);
   });
 });
 
