@@ -18,6 +18,8 @@ export interface WriterCycle {
   readonly copyMs: number | null;
   readonly answerMs: number | null;
   readonly restMs: number | null;
+  /** The two parts add up to more than the cycle: commits overlapped (SVC_WRITER_IN_FLIGHT above 1), so no rest. */
+  readonly overlapping: boolean;
 }
 
 const ms = (n: number) => Math.round(n * 100) / 100;
@@ -26,14 +28,16 @@ const ms = (n: number) => Math.round(n * 100) / 100;
 export function writerCycle(writer: WriterCounters, seconds: number): WriterCycle | null {
   if (writer.batches <= 0) return null;
   const everyMs = (1000 * seconds) / writer.batches;
-  if (writer.copyMs === undefined || writer.answerMs === undefined) return { everyMs: ms(everyMs), copyMs: null, answerMs: null, restMs: null };
+  if (writer.copyMs === undefined || writer.answerMs === undefined) return { everyMs: ms(everyMs), copyMs: null, answerMs: null, restMs: null, overlapping: false };
   const copyMs = writer.copyMs / writer.batches;
   const answerMs = writer.answerMs / writer.batches;
-  return { everyMs: ms(everyMs), copyMs: ms(copyMs), answerMs: ms(answerMs), restMs: ms(Math.max(0, everyMs - copyMs - answerMs)) };
+  const rest = everyMs - copyMs - answerMs;
+  return { everyMs: ms(everyMs), copyMs: ms(copyMs), answerMs: ms(answerMs), restMs: rest < 0 ? null : ms(rest), overlapping: rest < 0 };
 }
 
 export function describeWriterCycle(cycle: WriterCycle | null): string {
   if (cycle === null) return "no commit";
   if (cycle.copyMs === null) return `one every ${cycle.everyMs} ms`;
+  if (cycle.overlapping) return `one every ${cycle.everyMs} ms, each ${cycle.copyMs} encoding and PostgreSQL's round trip + ${cycle.answerMs} the 202s and the ledger (commits overlap)`;
   return `one every ${cycle.everyMs} ms = ${cycle.copyMs} encoding and PostgreSQL's round trip + ${cycle.answerMs} the 202s and the ledger + ${cycle.restMs} the rest (the lanes' next turns)`;
 }
