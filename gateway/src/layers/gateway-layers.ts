@@ -335,6 +335,7 @@ export const writerLayer = (commit: CommitFn) =>
           yield* writer.end();
           yield* Fiber.await(loop);
           yield* Effect.promise(() => writer.commitsFinished());
+          writer.releaseConnections();
         }),
       );
       return writer;

@@ -1,6 +1,6 @@
 // The raw-row write path: one batch = one transaction holding the COPY of its events and hits, sent as one
 // socket write (copy-batch.ts). Rollups are written apart, from the actors' counts (src/rollups/rollup-writes.ts).
-import type pg from "pg";
+import type { Connections } from "./connection-hold.ts";
 import { type CopyPart, copyBatch } from "./copy-batch.ts";
 import { copyStatement, encodeEvents, encodeHits } from "./copy-binary.ts";
 import { type MonthlyPartition, partitionFor } from "../storage/partitions.ts";
@@ -65,16 +65,16 @@ function copyParts(batch: WriteBatch, direct = true): CopyPart[] {
  * (SQLSTATE 42P01: dropped by hand, or not made yet), the same batch goes again through the parents, and that
  * partition is skipped for a while.
  */
-export async function commitRows(pool: pg.Pool, batch: WriteBatch): Promise<void> {
+export async function commitRows(connections: Connections, batch: WriteBatch): Promise<void> {
   const parts = copyParts(batch);
   try {
-    await copyBatch(pool, parts);
+    await copyBatch(connections, parts);
   } catch (error) {
     if ((error as { code?: unknown }).code !== "42P01") throw error;
     for (const part of parts) {
       const name = /^copy (\w+) /.exec(part.statement)?.[1];
       if (name !== undefined && name !== "events" && name !== "hits") missing.set(name, Date.now() + MISSING_RETRY_MS);
     }
-    await copyBatch(pool, copyParts(batch, false));
+    await copyBatch(connections, copyParts(batch, false));
   }
 }

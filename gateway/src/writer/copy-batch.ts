@@ -12,6 +12,7 @@
 // the same build, `npm run bench -- --duration 15` at 64 connections: pg-copy-streams in a transaction
 // 20,993 and 20,696 events/s, this one-write batch 30,570 and 30,972.
 import type pg from "pg";
+import { type Connections, returnConnection, takeConnection } from "./connection-hold.ts";
 import { COPY_HEADER, COPY_TRAILER, CopyBytes } from "./copy-binary.ts";
 
 const QUERY = 0x51; // 'Q'
@@ -115,15 +116,16 @@ class CopyBatchQuery {
 }
 
 /**
- * Runs the COPYs of `parts` as one transaction on a pooled connection. On an error nothing of the batch
- * is stored, the connection is discarded (its protocol state after a failed pipelined COPY is not worth
- * trusting) and the error is thrown.
+ * Runs the COPYs of `parts` as one transaction on a connection of `connections` (the writer's hold: no wait for it).
+ * On an error nothing of the batch is stored, the connection is discarded (its protocol state after a failed
+ * pipelined COPY is not worth trusting) and the error is thrown.
  */
-export async function copyBatch(pool: pg.Pool, parts: readonly CopyPart[]): Promise<void> {
+export async function copyBatch(connections: Connections, parts: readonly CopyPart[]): Promise<void> {
   const present = parts.filter((p) => p.rows > 0);
   if (present.length === 0) return;
   const message = copyBatchMessage(present);
-  const client = await pool.connect();
+  const taken = takeConnection(connections);
+  const client = taken instanceof Promise ? await taken : taken;
   try {
     await new Promise<void>((resolve, reject) => {
       // A submittable: node-postgres drives it and it settles this promise itself; query() returns it, not a promise.
@@ -133,5 +135,5 @@ export async function copyBatch(pool: pg.Pool, parts: readonly CopyPart[]): Prom
     client.release(true);
     throw error;
   }
-  client.release();
+  returnConnection(connections, client);
 }

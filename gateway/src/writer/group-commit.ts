@@ -19,6 +19,7 @@ import { isRefusedData } from "./bisect-write.ts";
 import { OwnershipLost } from "../cluster/ownership.ts";
 import type { EventRow, HitRow, RollupDelta, WriteBatch } from "../storage/rows.ts";
 import { commitAroundRefusedRows, type Isolation } from "./refused-rows.ts";
+import { ConnectionHold, type Connections } from "./connection-hold.ts";
 
 /** One request's rows inside a submission, and how to answer it. */
 export interface SubmissionRequest {
@@ -50,7 +51,8 @@ export interface Submission {
   readonly requests: () => SubmissionRequest[];
 }
 
-export type CommitFn = (pool: pg.Pool, batch: WriteBatch) => Promise<void>;
+/** Commits one batch on a connection of `connections` (the writer passes its hold: connection-hold.ts). */
+export type CommitFn = (connections: Connections, batch: WriteBatch) => Promise<void>;
 
 export interface WriterOptions {
   readonly pool: pg.Pool;
@@ -114,11 +116,14 @@ export class GroupCommitWriter {
    * flight: a fiber waiting here is resumed in the settle's own turn, with no promise made per wait.
    */
   private readonly laneWaiters: Array<() => void> = [];
+  /** The connections between commits (connection-hold.ts); handed back by `releaseConnections`. */
+  private readonly connections: ConnectionHold;
   private loopWaiter: (() => void) | null = null;
   readonly stats: WriterStats = { batches: 0, submissions: 0, rows: 0, failedBatches: 0, isolatedBatches: 0, refusedRequests: 0, retries: 0, backlog: 0, lastCommitMs: 0, copyMs: 0, answerMs: 0 };
 
   constructor(private readonly options: WriterOptions) {
     this.queue = Effect.runSync(Queue.bounded<Submission, Cause.Done>(options.capacity));
+    this.connections = new ConnectionHold(options.pool);
   }
 
   /** Hands rows over; suspends while the backlog is full so actors' mailboxes absorb the pressure. */
@@ -175,6 +180,11 @@ export class GroupCommitWriter {
   /** Ends the queue: the loop commits what was already submitted and then returns. */
   end(): Effect.Effect<void> {
     return Effect.asVoid(Queue.end(this.queue));
+  }
+
+  /** After the last commit: the held connections back to the pool, which can then end. */
+  releaseConnections(): void {
+    this.connections.close();
   }
 
   /** Resolves when every commit started so far has finished (committed or failed). */
@@ -248,7 +258,7 @@ export class GroupCommitWriter {
     const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.options.commit(this.options.pool, batch);
+        await this.options.commit(this.connections, batch);
         break;
       } catch (error) {
         if (isRefusedData(error)) return this.isolate(id, pending, error);
@@ -303,7 +313,7 @@ export class GroupCommitWriter {
   /** A batch refused on its data: commit around the refused rows; only their requests and sites pay. */
   private async isolate(id: number, pending: Submission[], error: unknown): Promise<void> {
     const started = performance.now();
-    const result: Isolation = await commitAroundRefusedRows(this.options.pool, this.options.commit, pending, error);
+    const result: Isolation = await commitAroundRefusedRows(this.connections, this.options.commit, pending, error);
     this.stats.isolatedBatches++;
     this.stats.batches++;
     this.stats.lastCommitMs = performance.now() - started;

@@ -3,7 +3,7 @@
 // committed in halves until each refused one stands alone; a refused submission is then committed request by
 // request, so only the request holding the bad row is refused. Everything else commits.
 import type { CommitFn, Submission, SubmissionRequest } from "./group-commit.ts";
-import type pg from "pg";
+import type { Connections } from "./connection-hold.ts";
 import { bisectWrite, type Refused } from "./bisect-write.ts";
 import type { EventRow, HitRow, WriteBatch } from "../storage/rows.ts";
 
@@ -39,8 +39,8 @@ function batchOf(parts: ReadonlyArray<{ readonly events: readonly EventRow[]; re
  * Commits `submissions`, whose batch already failed with `error` (a refused-data error), leaving out only the
  * requests whose rows the database refuses. Each commit is its own transaction.
  */
-export async function commitAroundRefusedRows(pool: pg.Pool, commit: CommitFn, submissions: readonly Submission[], error: unknown): Promise<Isolation> {
-  const whole = await bisectWrite(submissions, (part) => commit(pool, batchOf(part)), error);
+export async function commitAroundRefusedRows(connections: Connections, commit: CommitFn, submissions: readonly Submission[], error: unknown): Promise<Isolation> {
+  const whole = await bisectWrite(submissions, (part) => commit(connections, batchOf(part)), error);
   const refused: RefusedSubmission[] = [];
   const unfinished = whole.unfinished === null ? null : { submissions: whole.unfinished.items, error: whole.unfinished.error };
   let stopped: { submissions: Submission[]; error: unknown } | null = unfinished;
@@ -51,7 +51,7 @@ export async function commitAroundRefusedRows(pool: pg.Pool, commit: CommitFn, s
     }
     const requests = submission.requests();
     // One request alone already failed as the whole submission: no need to write it again.
-    const split = await bisectWrite(requests, (part) => commit(pool, batchOf(part)), requests.length === 1 ? submissionError : undefined);
+    const split = await bisectWrite(requests, (part) => commit(connections, batchOf(part)), requests.length === 1 ? submissionError : undefined);
     const left = split.unfinished === null ? null : { requests: split.unfinished.items, error: split.unfinished.error };
     refused.push({ submission, committed: split.written, refused: split.refused, unfinished: left });
     if (left !== null) stopped = { submissions: [], error: left.error };
