@@ -10,12 +10,11 @@
 import type pg from "pg";
 
 export class ConnectionHold {
-  private readonly idle: pg.PoolClient[] = [];
-  /** Each idle connection's listener for a failure while it waits for the next commit. */
-  private readonly onIdleError = new Map<pg.PoolClient, (error: Error) => void>();
+  /** The idle connections, each with its listener for a failure while it waits for the next commit. */
+  private readonly idle: Array<{ readonly client: pg.PoolClient; readonly onError: (error: Error) => void }> = [];
   private closed = false;
 
-  constructor(readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   /** Connections waiting in the hold. */
   get size(): number {
@@ -24,35 +23,34 @@ export class ConnectionHold {
 
   /** A held connection (no wait), else one from the pool. */
   take(): pg.PoolClient | Promise<pg.PoolClient> {
-    const client = this.idle.pop();
-    if (client === undefined) return this.pool.connect();
-    client.removeListener("error", this.onIdleError.get(client)!);
-    this.onIdleError.delete(client);
-    return client;
+    const held = this.idle.pop();
+    if (held === undefined) return this.pool.connect();
+    held.client.removeListener("error", held.onError);
+    return held.client;
   }
 
   /** A connection whose commit succeeded: held for the next one (back to the pool once the hold is closed). */
   keep(client: pg.PoolClient): void {
     if (this.closed) return client.release();
-    const onError = (error: Error) => {
-      const at = this.idle.indexOf(client);
-      if (at !== -1) this.idle.splice(at, 1);
-      this.onIdleError.delete(client);
-      client.removeListener("error", onError);
-      // Released with the error, pg-pool drops it (and listens to it again until it is gone).
-      client.release(error);
+    const held = {
+      client,
+      onError: (error: Error) => {
+        const at = this.idle.indexOf(held);
+        if (at !== -1) this.idle.splice(at, 1);
+        client.removeListener("error", held.onError);
+        // Released with the error, pg-pool drops it (and listens to it again until it is gone).
+        client.release(error);
+      },
     };
-    client.on("error", onError);
-    this.onIdleError.set(client, onError);
-    this.idle.push(client);
+    client.on("error", held.onError);
+    this.idle.push(held);
   }
 
   /** Every held connection back to the pool, and the ones kept later too: before the pool ends. */
   close(): void {
     this.closed = true;
-    for (const client of this.idle.splice(0)) {
-      client.removeListener("error", this.onIdleError.get(client)!);
-      this.onIdleError.delete(client);
+    for (const { client, onError } of this.idle.splice(0)) {
+      client.removeListener("error", onError);
       client.release();
     }
   }
