@@ -64,6 +64,23 @@ describe("a site lane's turn", () => {
     expect(a.events[0]!.visitor_hash.equals(b.events[0]!.visitor_hash)).toBe(false);
   });
 
+  // SiteLane.offer hashes a row ahead with the lane's salt of that moment; the turn keeps that hash only when it
+  // was made with the turn's own salt (a new day's salt, or a rebuilt state's, came in between otherwise).
+  it("keeps a hash made ahead with its own salt and hashes again a row hashed with another", () => {
+    const turnSalt = salt(1);
+    const t = new LaneTurn(SITE_ID, turnSalt, NOW, new RollupState(SITE_ID, DAY_START), new VisitState());
+    const ahead = event("198.51.100.1", UA.chrome, { u: "https://turn.example/" });
+    ahead.key = "k".repeat(32);
+    ahead.hashedWith = turnSalt;
+    const stale = event("198.51.100.1", UA.chrome, { u: "https://turn.example/" });
+    stale.key = "k".repeat(32);
+    stale.hashedWith = salt(1);
+    t.add(ahead);
+    t.add(stale);
+    expect(t.events.map((e) => e.visitor_hash.toString("latin1"))).toEqual(["k".repeat(32), visitorHashKeyOfAddress(turnSalt, SITE_ID, "198.51.100.1", UA.chrome)]);
+    expect([ahead.ip, stale.ip]).toEqual(["", ""]);
+  });
+
   it("applies the visit rule: a visit's later page keeps the source it entered with", () => {
     const { turn: t } = turn();
     t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/in", r: "https://chatgpt.com/" }));

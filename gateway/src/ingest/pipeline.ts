@@ -83,6 +83,8 @@ export function enrichEvent(event: BrowserEvent, ua: string, ip: string, country
     kind: "event",
     ip,
     ua,
+    key: "",
+    hashedWith: null,
     row: {
       kind: "event", site_id: 0, ts: 0, name: event.n, page: pagePath(event.u), hostname, referrer_host: traffic.referrer_host,
       source: traffic.source, channel: traffic.channel, utm_source: utm.utm_source, utm_medium: utm.utm_medium,
@@ -109,6 +111,8 @@ export function enrichHit(hit: ServerHit, site: SiteRecord, country: CountryLook
     kind: "hit",
     ip: hit.ip,
     ua: hit.user_agent,
+    key: "",
+    hashedWith: null,
     requestedTs: hit.ts,
     row: {
       kind: "hit", site_id: 0, ts: 0, method: hit.method, page: pagePath(url), status: hit.status, referrer_host: traffic.referrer_host,
