@@ -14,7 +14,7 @@
 // share of that, which moves less from minute to minute than its share of the ceiling. `--against other/gateway/dist/main.mjs` also runs
 // another checkout's bundle (its own fresh database) after each ceiling, alternating which goes first, for
 // `--rounds` rounds: an A/B in one run. `--perf` records each gateway with perf (Linux, root or
-// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event (profile-stages.ts). `--rate R` paces
+// perf_event_paranoid ≤ 1) and prints its CPU per stage in µs per event and its hottest frames (profile-stages.ts). `--rate R` paces
 // the driver at R requests/s: on a box loaded by others the closed loop's throughput (and with it every per-event
 // cost: batch sizes, per-second work) moves with the load, while at one fixed rate below both builds' capacity
 // their CPU per event is the figure to compare. `--bundle B` runs B (another checkout's gateway/dist/main.mjs)
@@ -273,6 +273,7 @@ async function gateway(bundle: string | undefined, env: Record<string, string> =
     postgres_us_per_event: Math.round((1e7 * postgresCpu) / Math.max(1, load.accepted)) / 10,
     driver_us_per_event: usPerEvent(driverS, load.accepted),
     stages_us_per_event: samples ? perEvent(samples, load.accepted) : undefined,
+    hottest_frames: samples ? hottestFrames(samples) : undefined,
     scheduling: schedule ?? undefined,
     box_idle_share: box.idleShare,
     event_loop_busy: box.mainThreadBusy,
@@ -293,6 +294,19 @@ function perEvent(samples: StageSamples, accepted: number): Record<string, numbe
   out[MAIN_THREAD] = us(samples.mainThread);
   out[LANE_TURN] = us(samples.laneTurn);
   return out;
+}
+
+/** How many frames `--perf` lists per gateway. */
+const HOTTEST_FRAMES = 15;
+
+/** The frames with the most samples, each with its share of the gateway's samples (%), most first. */
+function hottestFrames(samples: StageSamples): Array<{ frame: string; percent: number }> {
+  let total = 0;
+  for (const n of samples.frames.values()) total += n;
+  return [...samples.frames]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, HOTTEST_FRAMES)
+    .map(([frame, n]) => ({ frame, percent: Math.round((1e4 * n) / Math.max(1, total)) / 100 }));
 }
 
 /** The row of the stage table that says how much of the total ran on the event loop's thread. */
@@ -348,6 +362,11 @@ async function main(): Promise<void> {
       console.log(`gateway CPU per stage, µs/event: this${other ? " · against" : ""}`);
       for (const stage of [...STAGES, "total", MAIN_THREAD, LANE_TURN]) console.log(`  ${stage.padEnd(42)} ${String(self.stages_us_per_event[stage]).padStart(6)}${other?.stages_us_per_event ? String(other.stages_us_per_event[stage]).padStart(8) : ""}`);
       console.log(`  ${"PostgreSQL (its own processes)".padEnd(42)} ${String(self.postgres_us_per_event).padStart(6)}${other ? String(other.postgres_us_per_event).padStart(8) : ""}`);
+      for (const [name, run] of [["this", self], ["against", other]] as const) {
+        if (!run?.hottest_frames) continue;
+        console.log(`hottest frames, ${name === "this" ? "this gateway" : "against"} (share of its samples; the innermost JavaScript frame, else the native leaf):`);
+        for (const { frame, percent } of run.hottest_frames) console.log(`  ${percent.toFixed(2).padStart(6)} %  ${frame}`);
+      }
     }
     results.push({ ceiling: top, commit_ceiling: durable, commit_ratio: durable ? ratio(self.events_per_s, durable.events_per_s) : undefined, ...self, aim_budget: budget, ratio: top ? ratio(self.events_per_s, top.events_per_s) : undefined, against: other, against_ratio: top && other ? ratio(other.events_per_s, top.events_per_s) : undefined, loadavg: load });
   }

@@ -109,6 +109,26 @@ export interface StageSamples {
    * pass judged its cuts by it (gateway/README.md): 15.2–15.4 → 13.9–14.1 % of the gateway's samples in three pairs.
    */
   readonly laneTurn: number;
+  /**
+   * Samples by the innermost JavaScript frame on the stack, named with its source file (`hashKey
+   * (core/src/visitor-hash.ts)`), and the native leaf's symbol for a sample with none: what a stage is made of,
+   * frame by frame. The native code a frame calls counts as the frame's, as in the stages.
+   */
+  readonly frames: Map<string, number>;
+}
+
+/** The name `frames` files a sample under (StageSamples.frames). */
+export function frameOf(frames: readonly string[], fileAt: (line: number) => string | null): string {
+  for (const f of frames) {
+    const bundled = /JS:[*^~]?(\S*) \S*main\.mjs:(\d+):/.exec(f);
+    if (bundled) return `${bundled[1] || "(anonymous)"} (${fileAt(Number(bundled[2])) ?? "main.mjs"})`;
+    // Node's own modules (`node:internal/streams/writable:548:23`) and the generated COPY row encoders (no file).
+    const js = /JS:[*^~]?(\S*) (node:[^:\s]+|):\d+:\d+/.exec(f);
+    if (js) return `${js[1] || "(anonymous)"} (${js[2] || "generated"})`;
+  }
+  // `ffffffff8123 _raw_spin_unlock_irqrestore+0x1d ([kernel.kallsyms])`: the symbol and the object's name.
+  const leaf = /^\S+\s+(.+?)(?:\+0x[0-9a-f]+)?\s+\(([^)]*)\)$/.exec(frames[0]!);
+  return leaf ? `${leaf[1]} [${leaf[2]!.split("/").pop()!.replace(/^\[(.*)\]$/, "$1")}]` : frames[0]!;
 }
 
 /** The lane's turn: a bundled frame named `add` from lanes/site-lane.ts (`LaneTurn.add`, the file's only `add`). */
@@ -123,6 +143,7 @@ export function stageSamples(perfScript: string, bundle: string, mainTid: number
   const counts = new Map<Stage, number>(STAGES.map((s) => [s, 0]));
   let mainThread = 0;
   let laneTurn = 0;
+  const byFrame = new Map<string, number>();
   for (const block of perfScript.split("\n\n")) {
     const lines = block.split("\n");
     const frames = lines.slice(1).map((l) => l.trim()).filter(Boolean);
@@ -130,10 +151,12 @@ export function stageSamples(perfScript: string, bundle: string, mainTid: number
     const stage = stageOfSample(frames, fileAt);
     counts.set(stage, counts.get(stage)! + 1);
     if (frames.some((f) => isLaneTurn(f, fileAt))) laneTurn++;
+    const frame = frameOf(frames, fileAt);
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + 1);
     // The header is `comm tid time: …`; the comm may hold spaces, the tid is the field before the time.
     if (mainTid !== null && new RegExp(`\\s${mainTid}\\s+\\d+\\.\\d+:`).test(lines[0]!)) mainThread++;
   }
-  return { stages: counts, mainThread, laneTurn };
+  return { stages: counts, mainThread, laneTurn, frames: byFrame };
 }
 
 export const PERF_HZ = 499;

@@ -66,3 +66,26 @@ it("counts the samples with the lane's turn on the stack", () => {
   expect(laneTurn).toBe(2);
   expect([stages.get("rollup counters"), stages.get("lane (stamp, visitor hash)")]).toEqual([2, 1]);
 });
+
+// The hottest frames: each sample under its innermost JavaScript frame with that frame's source file (a bundled
+// one by its bundle line, Node's own by its module, a generated COPY encoder as generated), else its native leaf.
+it("files each sample under its innermost JavaScript frame, else its native leaf", () => {
+  const bundle = path.join(mkdtempSync(path.join(dir, "frames-")), "main.mjs");
+  writeFileSync(bundle, ["// core/src/visitor-hash.ts", "code();", "// gateway/src/lanes/site-lane.ts", "code();"].join("\n"));
+  const sample = (...frames: string[]) => `node 100 1.000001: 1 cycles:\n${frames.map((f, i) => `\t${i + 1} ${f}`).join("\n")}`;
+  const script = [
+    sample("SHA256_Update+0x12 (/usr/lib/libcrypto.so.3)", `JS:*hashKey file://${bundle}:2:5+0x63f (/tmp/perf-100.map)`, `JS:*add file://${bundle}:4:5 (/tmp/perf-100.map)`),
+    sample(`JS:*hashKey file://${bundle}:2:7 (/tmp/perf-100.map)`),
+    sample("JS:*writeOrBuffer node:internal/streams/writable:548:23+0x20 (/tmp/perf-100.map)", `JS:*add file://${bundle}:4:5 (/tmp/perf-100.map)`),
+    sample("JS:*copyRow :3:24 (/tmp/perf-100.map)"),
+    sample("_raw_spin_unlock_irqrestore+0x1d ([kernel.kallsyms])", "__send+0x4 (/usr/lib/x86_64-linux-gnu/libc.so.6)"),
+    sample("[unknown] (/work/node_modules/uWebSockets.js/binaries/uws_linux_x64_115.node)"),
+  ].join("\n\n");
+  expect(Object.fromEntries(stageSamples(script, bundle).frames)).toEqual({
+    "hashKey (core/src/visitor-hash.ts)": 2,
+    "writeOrBuffer (node:internal/streams/writable)": 1,
+    "copyRow (generated)": 1,
+    "_raw_spin_unlock_irqrestore [kernel.kallsyms]": 1,
+    "[unknown] [uws_linux_x64_115.node]": 1,
+  });
+});
