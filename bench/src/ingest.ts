@@ -37,7 +37,7 @@ import { measureBoxUsage } from "./box-usage.ts";
 import { driveScenario } from "./load.ts";
 import { PERF_HZ, recordStages, STAGES, type StageSamples } from "./profile-stages.ts";
 import { describeScheduling, recordScheduling, type SchedSummary } from "./scheduling.ts";
-import { describeWriterCycle, type WriterCounters, writerCycle } from "./writer-cycle.ts";
+import { COMMIT_CEILING_CYCLE, describeWriterCycle, type WriterCounters, type WriterCycle, writerCycle } from "./writer-cycle.ts";
 import { GATEWAY_BUNDLE } from "../../gateway/scripts/bundle.ts";
 import { BENCH_DOMAIN, buildScenario } from "./scenario.ts";
 
@@ -110,6 +110,8 @@ interface CeilingRun {
   postgres_us_per_event?: number;
   rows_per_commit?: number;
   lost?: number;
+  /** The commit ceiling only: where its commit cycle went (writer-cycle.ts), from its stop report. */
+  commit_cycle_ms?: WriterCycle | null;
   scheduling?: SchedSummary;
   /** Cores idle during the load, and the app's main thread busy (box-usage.ts), as the gateway's run has them. */
   box_idle_share: number;
@@ -154,13 +156,27 @@ async function ceiling(kind: "bare" | "commit"): Promise<CeilingRun> {
   child.kill("SIGTERM");
   await exited;
   if (db) {
-    const stopped = /"commits":(\d+),"rows":(\d+)/.exec(output);
+    const stopped = commitCeilingReport(output);
     const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from ${COMMIT_CEILING_TABLE}`);
-    run.rows_per_commit = stopped ? Math.round((10 * Number(stopped[2])) / Math.max(1, Number(stopped[1]))) / 10 : undefined;
+    run.rows_per_commit = stopped ? Math.round((10 * stopped.rows) / Math.max(1, stopped.commits)) / 10 : undefined;
+    run.commit_cycle_ms = stopped ? writerCycle({ batches: stopped.commits, copyMs: stopped.copyMs, answerMs: stopped.answerMs }, duration) : undefined;
     run.lost = Math.max(0, load.accepted - rows[0]!.n);
     await db.dispose();
   }
   return run;
+}
+
+/** The commit ceiling app's last line (commit-ceiling-server.ts), once stopped. */
+interface CommitCeilingReport {
+  readonly commits: number;
+  readonly rows: number;
+  readonly copyMs?: number;
+  readonly answerMs?: number;
+}
+
+function commitCeilingReport(output: string): CommitCeilingReport | null {
+  const line = output.split("\n").find((l) => l.includes('"commit ceiling stopped"'));
+  return line === undefined ? null : (JSON.parse(line) as CommitCeilingReport);
 }
 
 /** CPU seconds of the PostgreSQL processes serving this database's connections (the server runs on this machine). */
@@ -355,7 +371,12 @@ async function main(): Promise<void> {
       other ? `against's ${percent(other.box_idle_share)} (${percent(other.event_loop_busy)})` : null,
     ];
     console.log(`  cores idle: ${usages.filter(Boolean).join(" · ")}`);
-    console.log(`  commit cycle: ${other ? "this " : ""}${describeWriterCycle(self.commit_cycle_ms)}${other ? ` · against ${describeWriterCycle(other.commit_cycle_ms)}` : ""}`);
+    const cycles = [
+      durable?.commit_cycle_ms ? `commit ceiling app ${describeWriterCycle(durable.commit_cycle_ms, COMMIT_CEILING_CYCLE)}` : null,
+      `${durable || other ? "this " : ""}${describeWriterCycle(self.commit_cycle_ms)}`,
+      other ? `against ${describeWriterCycle(other.commit_cycle_ms)}` : null,
+    ];
+    console.log(`  commit cycle: ${cycles.filter(Boolean).join(" · ")}`);
     const schedules: [string, SchedSummary | undefined][] = [["ceiling app", top?.scheduling], ["commit ceiling app", durable?.scheduling], ["gateway", self.scheduling], ["against", other?.scheduling]];
     for (const [name, s] of schedules) if (s) console.log(`  ${describeScheduling(s, name)}`);
     if (self.stages_us_per_event) {

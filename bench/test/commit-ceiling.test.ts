@@ -63,8 +63,11 @@ describe("commit ceiling server", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-    const report = JSON.parse(output.trim().split("\n").at(-1)!) as { commits: number; rows: number };
+    const report = JSON.parse(output.trim().split("\n").at(-1)!) as { commits: number; rows: number; copyMs: number; answerMs: number };
     expect(report.rows).toBe(before + 200);
+    // Its cycle's parts, as the gateway's writer sums them: every commit waited for PostgreSQL, and answered.
+    expect(report.copyMs).toBeGreaterThan(0);
+    expect(report.answerMs).toBeGreaterThan(0);
     // 202 requests, fewer commits: requests that arrive while a commit is in flight share the next one.
     expect(report.commits).toBeLessThan(2 + 200);
   });

@@ -1,6 +1,6 @@
 // The commit cycle's split the ingest bench prints, from the writer's counters.
 import { describe, expect, it } from "vitest";
-import { describeWriterCycle, writerCycle } from "../src/writer-cycle.ts";
+import { COMMIT_CEILING_CYCLE, describeWriterCycle, writerCycle } from "../src/writer-cycle.ts";
 
 describe("writer cycle", () => {
   it.each([
@@ -20,5 +20,11 @@ describe("writer cycle", () => {
     { cycle: null, text: "no commit" },
   ])("says $text", ({ cycle, text }) => {
     expect(describeWriterCycle(cycle)).toBe(text);
+  });
+
+  it("names the commit ceiling app's parts as its own", () => {
+    expect(describeWriterCycle({ everyMs: 0.57, copyMs: 0.41, answerMs: 0.15, restMs: 0.01, overlapping: false }, COMMIT_CEILING_CYCLE)).toBe(
+      "one every 0.57 ms = 0.41 encoding and PostgreSQL's round trip + 0.15 the 202s + 0.01 the rest (waiting for the next batch's rows)",
+    );
   });
 });
