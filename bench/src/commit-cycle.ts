@@ -72,7 +72,7 @@ async function cycle(c: Checkout): Promise<{ us: number; rows: number; handOvers
     const bare = lane as unknown as { dayReady: () => boolean; process: (messages: readonly { done: () => void }[]) => unknown };
     bare.dayReady = () => true;
     bare.process = (messages) => ({
-      siteId: i + 1, valid: () => true, events: messages as never, hits: [], rollups: [], hour: 0,
+      siteId: i + 1, valid: () => true, events: messages as never, hits: [], rollups: [], count: () => undefined, hour: 0,
       committed: () => { for (const m of messages) m.done(); },
       failed: (error: unknown) => { throw error; },
       requests: () => [],

@@ -42,6 +42,9 @@ export class ScenarioRows {
         this.rows++;
       }
     }
+    // The counters, which the gateway's writer runs once the turn's COPY is written (a build from before the
+    // nineteenth pass counts in `add` and has no `count`).
+    (turn as { count?: () => void }).count?.();
     this.now += 1;
     return turn;
   }

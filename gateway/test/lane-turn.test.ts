@@ -120,6 +120,7 @@ describe("a site lane's turn", () => {
         expect([got.actor, got.rule, got.ai_name, got.source, got.channel, got.referrer_host]).toEqual([row.actor, row.rule, row.ai_name, row.source, row.channel, row.referrer_host]);
       }
       const counts = (deltas: ReturnType<typeof sinkDeltas>) => deltas.map((d) => `${d.actor} ${d.dim} ${d.value} ${d.pageviews} ${d.visitors_hour} ${d.visitors_day}`).sort();
+      t.count();
       expect(counts(sinkDeltas(t.rollups))).toEqual(counts(sinkDeltas(sink)));
     }
     expect([...visits.entries()]).toEqual([...apart.visits.entries()]);
@@ -138,11 +139,31 @@ describe("a site lane's turn", () => {
     t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/" }));
     t.add(event("198.51.100.2", UA.chrome, { u: "https://turn.example/" }));
     t.add(hit(null));
+    t.count();
     const totals = sinkDeltas(t.rollups).filter((d) => d.dim === "total");
     expect(totals.map((d) => [d.actor, d.hour, d.pageviews, d.hits, d.visitors_day])).toEqual(
       expect.arrayContaining([["human", HOUR_START, 2, 0, 2], ["ai_crawler", HOUR_START, 0, 1, 1]]),
     );
     expect(state.visitors).toBe(3);
+  });
+
+  // The writer counts a turn once its COPY is written (LaneTurn.count): until then the turn has rows and no counts,
+  // and a second call, or the lane's own before its next turn, counts nothing again.
+  it("counts its rows at `count`, each once, in the order they were added", () => {
+    const { turn: t, state } = turn();
+    t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/a" }));
+    t.add(event("198.51.100.1", UA.chrome, { u: "https://turn.example/b" }));
+    expect(sinkDeltas(t.rollups)).toEqual([]);
+    expect(state.watermark).toBeLessThan(NOW);
+    t.count();
+    const counted = (dim: string) => sinkDeltas(t.rollups).filter((d) => d.actor === "human" && d.dim === dim).map((d) => [d.value, d.pageviews, d.visitors_day]);
+    expect(counted("total")).toEqual([["", 2, 1]]);
+    expect(counted("page").sort()).toEqual([["/a", 1, 1], ["/b", 1, 1]]);
+    t.add(event("198.51.100.2", UA.chrome, { u: "https://turn.example/a" }));
+    t.count();
+    t.count();
+    expect(counted("total")).toEqual([["", 3, 2]]);
+    expect(state.watermark).toBe(NOW);
   });
 
   // A middleware batches for about a second: its own time stamp is kept inside the current hour, and anything

@@ -14,7 +14,7 @@ import type { EventRow, HitRow, RollupDelta } from "../storage/rows.ts";
 import type { GroupCommitWriter } from "../writer/group-commit.ts";
 import type { FaultInjector } from "../supervision/faults.ts";
 import { recountDay, replayRows } from "../rollups/day-rows.ts";
-import { type DeltaSink, RollupState, markConsumed, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
+import { type DeltaSink, type RollupRow, RollupState, type Visitor, markConsumed, newDeltaSink, sinkDeltas } from "../rollups/rollup-state.ts";
 import type { DayState } from "./snapshot.ts";
 import { VisitState } from "./visit-state.ts";
 import type { BudgetUse, StateBudget } from "./state-budget.ts";
@@ -55,9 +55,16 @@ export interface SiteLaneDeps {
 
 /**
  * What a site lane's turn does with each row, in order: the visitor hash (the address is dropped there), the stamp
- * (site, time, hash), the visit rule (events) and the rollup counters, collecting the rows in COPY order and their
- * counts. One object a turn, its `add` a row: `npm run bench:event-path` (bench/src/event-path.ts) runs this same
- * code to count the lane's share of a row's work.
+ * (site, time, hash) and the visit rule (events), collecting the rows in COPY order; then `count`, the rollup
+ * counters of those rows in the same order. One object a turn, its `add` a row: `npm run bench:event-path`
+ * (bench/src/event-path.ts) runs this same code to count the lane's share of a row's work.
+ *
+ * Why the counters wait for `count`: a row's COPY needs its stamp and visit, not its counts, and at full load the
+ * lane's turn runs between a commit's reply and the next COPY's write, where it delays every row. The writer calls
+ * `count` right after that write (group-commit.ts), while PostgreSQL works on it; the lane calls it before its next
+ * turn in case the writer has not yet, and the counts are read only after the commit (gateway/README.md "Nineteenth
+ * pass" has the figures). The counters read nothing the visit rule writes (a visitor's `visit`), and the rule reads
+ * nothing they write, so the rows' order is all the two share.
  */
 export class LaneTurn {
   readonly events: EventRow[] = [];
@@ -65,6 +72,9 @@ export class LaneTurn {
   readonly rollups: DeltaSink = newDeltaSink();
   /** Start (ms) of the UTC hour of `now`. */
   readonly hourStart: number;
+  /** Rows added and not yet counted, in order, each with its visitor (`RollupState.visitorOf`): `count` takes them. */
+  private readonly uncounted: RollupRow[] = [];
+  private readonly uncountedVisitors: Array<Visitor | null> = [];
 
   constructor(
     private readonly siteId: number,
@@ -92,7 +102,8 @@ export class LaneTurn {
       const visitor = this.state.visitorOf(key, row);
       this.visits.attribute(row, key, visitor);
       this.events.push(row);
-      this.state.observeAs(row, this.rollups, visitor);
+      this.uncounted.push(row);
+      this.uncountedVisitors.push(visitor);
     } else {
       // A middleware's own timestamp is kept when it lies in the current hour (it batches for
       // at most ~1 s); anything else would land in a bucket whose visitor state is gone.
@@ -102,8 +113,18 @@ export class LaneTurn {
       row.ts = t !== null && t >= this.hourStart && t <= this.now ? t : this.now;
       row.visitor_hash = visitor_hash;
       this.hits.push(row);
-      this.state.observe(row, this.rollups, key);
+      this.uncounted.push(row);
+      this.uncountedVisitors.push(this.state.visitorOf(key, row));
     }
+  }
+
+  /** Counts the rows added since the last call into the day's rollups and `rollups`, in the order they were added. */
+  count(): void {
+    const rows = this.uncounted;
+    const visitors = this.uncountedVisitors;
+    for (let i = 0; i < rows.length; i++) this.state.observeAs(rows[i]!, this.rollups, visitors[i]!);
+    rows.length = 0;
+    visitors.length = 0;
   }
 }
 
@@ -150,6 +171,8 @@ export class SiteLane {
   private generation = 0;
   /** Messages taken from the mailbox and not yet handed to the writer: answered 503 if the loop crashes. */
   private inHand: readonly IngestMessage[] = [];
+  /** The last turn's `count`, until it has run (the writer runs it after the turn's COPY is written: `LaneTurn`). */
+  private uncountedTurn: (() => void) | null = null;
   /** Submissions handed to the writer and not yet settled, and who waits for them to settle. */
   private outstanding = 0;
   private readonly onSettled: Array<() => void> = [];
@@ -226,6 +249,8 @@ export class SiteLane {
   invalidate(): void {
     this.stale = true;
     this.generation++;
+    // Its rows are not committed as counted: the state they would count into is rebuilt from the database.
+    this.uncountedTurn = null;
   }
 
   /** Ends the mailbox: the loop processes what is already in it, then returns. */
@@ -241,6 +266,7 @@ export class SiteLane {
   /** After `stop`: the state of the day, unless it no longer matches the raw rows (a batch failed). */
   snapshot(): DayState | null {
     if (this.stale || this.state === null || this.visits === null) return this.restored;
+    this.uncountedTurn?.();
     return { state: this.state, visits: this.visits };
   }
 
@@ -410,6 +436,9 @@ export class SiteLane {
   }
 
   private process(messages: readonly IngestMessage[], now: number) {
+    // The previous turn's rows are counted before this turn's: when its commit was not yet written (a slot was free,
+    // or it waits behind another site's hand-over), they are counted here.
+    this.uncountedTurn?.();
     const state = this.state!;
     const turn = new LaneTurn(this.siteId, this.salt!, now, state, this.visits!);
     const { events, hits } = turn;
@@ -428,12 +457,18 @@ export class SiteLane {
         this.deps.log.warn("could not record a day past the visitor budget", { site: this.siteId, error: String(error) });
       });
     }
-    if (!this.budgetLogged && this.overBudget !== null) {
-      this.budgetLogged = true;
-      this.deps.log.warn("site past its memory budget today: new visitors count as new on every row (visitor counts inferred), new values fold into (other)", {
-        site: this.siteId, day: this.day, visitor_budget: this.deps.budget.visitors, value_budget: this.deps.budget.values, ...this.overBudget,
-      });
-    }
+    const count = (): void => {
+      turn.count();
+      if (this.uncountedTurn === count) this.uncountedTurn = null;
+      // Values fold into (other) as they are counted, so the budget is checked once the turn is.
+      if (!this.budgetLogged && this.overBudget !== null) {
+        this.budgetLogged = true;
+        this.deps.log.warn("site past its memory budget today: new visitors count as new on every row (visitor counts inferred), new values fold into (other)", {
+          site: this.siteId, day: this.day, visitor_budget: this.deps.budget.visitors, value_budget: this.deps.budget.values, ...this.overBudget,
+        });
+      }
+    };
+    this.uncountedTurn = count;
     const generation = this.generation;
     return {
       siteId: this.siteId,
@@ -441,6 +476,7 @@ export class SiteLane {
       events,
       hits,
       rollups: sinkDeltas(turn.rollups),
+      count,
       hour: turn.hourStart,
       committed: () => {
         // The writer handed the commit's deltas to the ledger, the live stream and the peers before this.

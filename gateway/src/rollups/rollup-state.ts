@@ -102,7 +102,7 @@ interface Slot extends LedgerSlot {
 const LIST_MAX = 32;
 
 /** One visitor of the day: the counters it was counted in, and the hour it was last counted in each. */
-interface Visitor {
+export interface Visitor {
   lastSeen: number;
   lastActor: string;
   slots: Slot[];

@@ -35,7 +35,13 @@ export interface Submission {
   readonly siteId: number;
   readonly events: EventRow[];
   readonly hits: HitRow[];
+  /** The rows' rollup counts: complete once `count` has run, which the writer does before it reads them. */
   readonly rollups: readonly RollupDelta[];
+  /**
+   * Makes `rollups` (site-lane.ts `LaneTurn`); later calls do nothing. The writer calls it right after the batch's
+   * COPY is written, so the counting runs while PostgreSQL works on the commit rather than before the write.
+   */
+  readonly count: () => void;
   /** Start (ms) of the UTC hour of the earliest row's time stamp. */
   readonly hour: number;
   /** False once the site's state was invalidated after this submission was computed: it must not commit. */
@@ -256,9 +262,18 @@ export class GroupCommitWriter {
     }
     const rows = batch.events.length + batch.hits.length;
     const started = performance.now();
+    const write = (): Promise<void> => {
+      try {
+        // Writes the batch before it returns when the held connection is free (copy-batch.ts), as at full load.
+        return this.options.commit(this.connections, batch);
+      } finally {
+        // The counts are read only once the commit settles; made here, they run while PostgreSQL works.
+        for (const s of pending) s.count();
+      }
+    };
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.options.commit(this.connections, batch);
+        await write();
         break;
       } catch (error) {
         if (isRefusedData(error)) return this.isolate(id, pending, error);
